@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+//
+// Quire — an embedded, offline-first object store for Swift.
+// Layers (bottom to top): CLMDB (C seam) → LMDB (storage) → … → the `quire` tool.
+// See docs/architecture.md.
+
+import PackageDescription
+
+let package = Package(
+    name: "Quire",
+    platforms: [
+        // Linux first; Apple platforms are declared so the package resolves there.
+        // `Mutex` (Synchronization) needs these minimums.
+        .macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2),
+    ],
+    products: [
+        .library(name: "LMDB", targets: ["LMDB"]),
+        .executable(name: "quire", targets: ["quire"]),
+    ],
+    targets: [
+        // The one C seam: the system liblmdb, from Debian's liblmdb-dev.
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+
+        // Storage layer: the only module that calls `mdb_*`.
+        .target(name: "LMDB", dependencies: ["CLMDB"]),
+
+        // The command-line tool: argument parsing and commands live in a library so
+        // tests can drive them; `quire` is a three-line `main`.
+        .target(name: "QuireTool", dependencies: ["LMDB"]),
+        .executableTarget(name: "quire", dependencies: ["QuireTool"]),
+
+        // Shared by the test targets: temporary directories, locating built products,
+        // running child processes, threads.
+        .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport"),
+        .testTarget(
+            name: "LMDBTests",
+            dependencies: ["LMDB", "QuireTestSupport", "lmdb-test-writer"]
+        ),
+        .testTarget(
+            name: "QuireToolTests",
+            dependencies: ["QuireTool", "QuireTestSupport", "quire"]
+        ),
+
+        // A second process for the multi-process tests: writes into an environment
+        // that the test process has open.
+        .executableTarget(
+            name: "lmdb-test-writer",
+            dependencies: ["LMDB"],
+            path: "Tests/LMDBTestWriter"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

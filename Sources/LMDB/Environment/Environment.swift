@@ -1,0 +1,444 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CLMDB
+import Synchronization
+
+/// An LMDB environment: one memory-mapped database file (`data.mdb`) and its lock file
+/// (`lock.mdb`) in a directory, holding any number of named databases.
+///
+/// ```swift
+/// let environment = try Environment(path: directory)
+/// let notes = try environment.openDatabase(named: "notes")
+/// try environment.write { tx in
+///     try tx.put(Array("hello".utf8), forKey: Key(UInt64(1)), in: notes)
+/// }
+/// let value = try environment.read { tx in try tx.value(forKey: Key(UInt64(1)), in: notes) }
+/// ```
+///
+/// ## Rules
+///
+/// - Open **one** `Environment` per file per process and share it; LMDB's locks are per
+///   process, and a second handle in the same process breaks them.
+/// - ``read(_:)`` may be called from any thread, concurrently. ``write(_:)`` calls are
+///   serialised: one writer at a time in the process, and LMDB also serialises writers
+///   across processes. A write inside a write on the same thread throws
+///   ``LMDBError/Code/nestedWrite`` instead of deadlocking.
+/// - Transaction bodies are synchronous. A write commits when its body returns and aborts
+///   when it throws. Values read inside a transaction are valid only inside it; the API
+///   hands them out as buffers inside closures, or as copies.
+/// - **A write body may run more than once.** When the memory map is full, the write is
+///   aborted, the map grows (doubling) while no transaction is open in the process, and
+///   the body runs again. Keep bodies free of outside side effects.
+/// - Keep read transactions short: a reader pins the pages of its snapshot, and map growth
+///   waits for every open transaction in the process to end.
+///
+/// Thread-safe: `Environment` is `Sendable`.
+public final class Environment: Sendable {
+    /// The directory holding the environment's files.
+    public let path: String
+    /// The configuration the environment was opened with.
+    public let configuration: Configuration
+    /// How many reader slots left behind by dead processes were cleared at open.
+    public let staleReadersClearedAtOpen: Int
+
+    let calls: LMDBCalls
+    private let handle: EnvironmentHandle
+    private let gate = TransactionGate()
+    private let currentMapSize: Atomic<Int>
+    private let closed = Atomic<Bool>(false)
+    /// Serialises `mdb_dbi_open` (LMDB forbids concurrent use) and caches its handles.
+    private let openDatabases = Mutex<[String: Database]>([:])
+
+    /// Opens the environment in the directory at `path`, creating the directory and the
+    /// files when they do not exist.
+    ///
+    /// Stale reader slots left by crashed processes are cleared (`mdb_reader_check`).
+    ///
+    /// - Parameters:
+    ///   - path: A directory; created (with its parents' existence required) if missing.
+    ///   - configuration: Map size, limits, durability. See ``Configuration``.
+    /// - Throws: ``LMDBError`` naming the path: e.g. ``LMDBError/Code/permissionDenied``,
+    ///   ``LMDBError/Code/invalidFile`` for a file that is not LMDB's.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        let calls = LMDBCalls(faults: configuration.faultInjector)
+        self.calls = calls
+
+        if !configuration.readOnly {
+            let directoryMode = configuration.fileMode | ((configuration.fileMode & 0o444) >> 2)
+            if mkdir(path, directoryMode) != 0 && errno != EEXIST {
+                throw LMDBError(.init(rawValue: errno), operation: .openEnvironment, context: path)
+            }
+        }
+
+        var env: OpaquePointer?
+        var rc = calls.envCreate(&env)
+        guard rc == 0, let env else {
+            throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
+        }
+        let pageSize = 4096
+        let mapSize = max(pageSize * 4, (configuration.mapSize + pageSize - 1) / pageSize * pageSize)
+        var flags = UInt32(MDB_NOTLS)
+        switch configuration.durability {
+        case .full: break
+        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+        case .noSync: flags |= UInt32(MDB_NOSYNC)
+        }
+        if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+
+        rc = calls.envSetMapSize(env, mapSize)
+        if rc == 0 { rc = calls.envSetMaxReaders(env, UInt32(clamping: configuration.maxReaders)) }
+        if rc == 0 { rc = calls.envSetMaxDatabases(env, UInt32(clamping: configuration.maxDatabases)) }
+        if rc == 0 { rc = calls.envOpen(env, path, flags, configuration.fileMode) }
+        var dead: Int32 = 0
+        if rc == 0 { rc = calls.readerCheck(env, &dead) }
+        guard rc == 0 else {
+            calls.envClose(env)
+            throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
+        }
+        self.handle = EnvironmentHandle(pointer: env)
+        self.staleReadersClearedAtOpen = Int(dead)
+        var info = MDB_envinfo()
+        _ = calls.envInfo(env, &info)
+        self.currentMapSize = Atomic(info.me_mapsize)
+    }
+
+    deinit {
+        // No transaction can be open: each runs inside a method of `self`.
+        if !closed.load(ordering: .acquiring) { calls.envClose(handle.pointer) }
+    }
+
+    /// Closes the environment, waiting for transactions open on other threads to end.
+    /// Later calls throw ``LMDBError/Code/environmentClosed``. Closing twice does nothing.
+    ///
+    /// - Throws: ``LMDBError/Code/insideTransaction`` when called inside a transaction body.
+    public func close() throws {
+        if gate.callingThreadHoldsTransaction {
+            throw LMDBError(.insideTransaction, operation: .openEnvironment, context: path)
+        }
+        try gate.exclusively(operation: .openEnvironment, closing: true) { () throws(LMDBError) in
+            if closed.load(ordering: .acquiring) { return }
+            calls.envClose(handle.pointer)
+            closed.store(true, ordering: .releasing)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a read-only transaction that sees one consistent snapshot: the last
+    /// commit before it began. Writers, in this process or others, do not block it.
+    ///
+    /// - Parameter body: Reads through the transaction. It must not let values or the
+    ///   transaction escape.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
+    ///   ``LMDBError/Code/readersFull``), or what `body` throws.
+    public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        while true {
+            try gate.enter(writing: false, operation: .beginTransaction)
+            var txn: OpaquePointer?
+            let rc = calls.txnBegin(handle.pointer, readOnly: true, &txn)
+            guard rc == 0, let txn else {
+                gate.leave(writing: false)
+                if rc == MDB_MAP_RESIZED {
+                    try adoptMapGrownElsewhere()
+                    continue
+                }
+                throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
+            }
+            defer {
+                calls.txnAbort(txn)
+                gate.leave(writing: false)
+            }
+            return try body(ReadTransaction(handle: txn, calls: calls))
+        }
+    }
+
+    /// Runs `body` in a write transaction, which commits when `body` returns and aborts
+    /// (leaving the database exactly as it was) when `body` throws.
+    ///
+    /// Writers are serialised; this call waits for a writer on another thread or process
+    /// to finish. When the map fills up the layer aborts, grows the map and **runs `body`
+    /// again**, so `body` must have no side effects outside the transaction.
+    ///
+    /// - Parameter body: Reads and writes through the transaction.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``LMDBError/Code/nestedWrite`` when this thread already writes;
+    ///   ``LMDBError`` for a failed commit (``LMDBError/Code/noSpace``,
+    ///   ``LMDBError/Code/ioError``) or a map that reached
+    ///   ``Configuration/maximumMapSize``; or what `body` throws.
+    public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
+        if configuration.readOnly {
+            throw LMDBError(.permissionDenied, operation: .beginTransaction, context: path,
+                            detail: "the environment was opened read-only")
+        }
+        while true {
+            try gate.enter(writing: true, operation: .beginTransaction)
+            let mapSizeAtStart = currentMapSize.load(ordering: .relaxed)
+            var txn: OpaquePointer?
+            var rc = calls.txnBegin(handle.pointer, readOnly: false, &txn)
+            guard rc == 0, let txn else {
+                gate.leave(writing: true)
+                if rc == MDB_MAP_RESIZED {
+                    try adoptMapGrownElsewhere()
+                    continue
+                }
+                throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
+            }
+
+            let state = WriteState()
+            let outcome: Result<R, any Error>
+            do {
+                outcome = .success(try body(WriteTransaction(handle: txn, calls: calls, state: state)))
+            } catch {
+                outcome = .failure(error)
+            }
+            // A full map poisons the transaction even if the body caught the error.
+            if state.mapFull {
+                calls.txnAbort(txn)
+                gate.leave(writing: true)
+                try growMap(beyond: mapSizeAtStart)
+                continue
+            }
+            switch outcome {
+            case .failure(let error):
+                calls.txnAbort(txn)
+                gate.leave(writing: true)
+                throw error
+            case .success(let value):
+                rc = calls.txnCommit(txn)
+                gate.leave(writing: true)
+                if rc == MDB_MAP_FULL {
+                    try growMap(beyond: mapSizeAtStart)
+                    continue
+                }
+                guard rc == 0 else {
+                    throw LMDBError(.init(rawValue: rc), operation: .commit, context: path)
+                }
+                return value
+            }
+        }
+    }
+
+    // MARK: Databases
+
+    /// Opens the named database, creating it when `options` contains ``DatabaseOptions/create``.
+    ///
+    /// Call this before starting transactions that use the database, typically once after
+    /// opening the environment; handles are cached, so opening again is cheap.
+    ///
+    /// - Parameters:
+    ///   - name: A non-empty name without NUL characters.
+    ///   - options: ``DatabaseOptions/create`` (the default) to create a missing database.
+    /// - Returns: A handle valid for the life of the environment.
+    /// - Throws: ``LMDBError/Code/notFound`` for a missing database without `.create`,
+    ///   ``LMDBError/Code/databasesFull`` beyond ``Configuration/maxDatabases``,
+    ///   ``LMDBError/Code/invalidName``, or ``LMDBError/Code/insideTransaction`` when called
+    ///   inside a transaction body.
+    public func openDatabase(named name: String, options: DatabaseOptions = [.create]) throws -> Database {
+        guard !name.isEmpty, !name.utf8.contains(0) else {
+            throw LMDBError(.invalidName, operation: .openDatabase, context: "database \"\(name)\"")
+        }
+        if let cached = openDatabases.withLock({ $0[name] }) { return cached }
+        // Waiting for the lock below while this thread holds a transaction could deadlock
+        // against a thread that holds the lock and waits for LMDB's writer lock.
+        if gate.callingThreadHoldsTransaction {
+            throw LMDBError(.insideTransaction, operation: .openDatabase, context: "database \"\(name)\"")
+        }
+        let create = options.contains(.create) && !configuration.readOnly
+        let context = "database \"\(name)\" in \(path)"
+        // The handle only outlives the transaction that opened it if that one commits.
+        let open = { (tx: borrowing WriteTransaction) throws -> Database in
+            try self.openDatabaseHandle(named: name, create: create, txn: tx.handle, context: context)
+        }
+        return try openDatabases.withLock { cache throws -> Database in
+            if let cached = cache[name] { return cached }
+            let database: Database
+            if create {
+                database = try write(open)
+            } else {
+                database = try readCommitting { txn in
+                    try self.openDatabaseHandle(named: name, create: false, txn: txn, context: context)
+                }
+            }
+            cache[name] = database
+            return database
+        }
+    }
+
+    private func openDatabaseHandle(
+        named name: String, create: Bool, txn: OpaquePointer, context: String
+    ) throws -> Database {
+        var dbi: MDB_dbi = 0
+        let rc = calls.dbiOpen(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+        guard rc == 0 else {
+            let detail = rc == MDB_NOTFOUND ? "no database with that name; open it with .create" : nil
+            throw LMDBError(.init(rawValue: rc), operation: .openDatabase, context: context, detail: detail)
+        }
+        return Database(name: name, handle: dbi)
+    }
+
+    /// A read-only transaction that is committed rather than aborted, which keeps the
+    /// database handles it opened.
+    private func readCommitting<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
+        try gate.enter(writing: false, operation: .openDatabase)
+        defer { gate.leave(writing: false) }
+        var txn: OpaquePointer?
+        var rc = calls.txnBegin(handle.pointer, readOnly: true, &txn)
+        guard rc == 0, let txn else {
+            throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
+        }
+        let value: R
+        do { value = try body(txn) } catch {
+            calls.txnAbort(txn)
+            throw error
+        }
+        rc = calls.txnCommit(txn)
+        guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .commit, context: path) }
+        return value
+    }
+
+    // MARK: Map size
+
+    /// Doubles the map (up to ``Configuration/maximumMapSize``), unless another writer
+    /// already grew it past `observed`.
+    private func growMap(beyond observed: Int) throws {
+        try gate.exclusively(operation: .growMap) { () throws(LMDBError) in
+            let current = currentMapSize.load(ordering: .relaxed)
+            if current > observed { return }
+            var target = current.multipliedReportingOverflow(by: 2).overflow ? Int.max : current * 2
+            if let limit = configuration.maximumMapSize {
+                guard current < limit else {
+                    throw LMDBError(.mapFull, operation: .growMap, context: path,
+                                    detail: "the map reached Configuration.maximumMapSize (\(limit) bytes)")
+                }
+                target = min(target, limit)
+            }
+            try setMapSize(target)
+        }
+    }
+
+    /// Adopts the larger map another process committed (`MDB_MAP_RESIZED`).
+    private func adoptMapGrownElsewhere() throws {
+        try gate.exclusively(operation: .growMap) { () throws(LMDBError) in try setMapSize(0) }
+    }
+
+    private func setMapSize(_ size: Int) throws(LMDBError) {
+        let rc = calls.envSetMapSize(handle.pointer, size)
+        guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .growMap, context: path) }
+        var info = MDB_envinfo()
+        _ = calls.envInfo(handle.pointer, &info)
+        currentMapSize.store(info.me_mapsize, ordering: .relaxed)
+    }
+
+    // MARK: Maintenance
+
+    /// Facts about the environment: map size, pages used, last transaction, readers.
+    ///
+    /// - Throws: ``LMDBError/Code/environmentClosed`` after ``close()``.
+    public func info() throws -> EnvironmentInfo {
+        try withOpenHandle(.statistics) { env in
+            var info = MDB_envinfo()
+            let rc = calls.envInfo(env, &info)
+            guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .statistics, context: path) }
+            return EnvironmentInfo(
+                mapSize: info.me_mapsize, lastPageNumber: info.me_last_pgno,
+                lastTransactionID: info.me_last_txnid, maxReaders: Int(info.me_maxreaders),
+                readersUsed: Int(info.me_numreaders))
+        }
+    }
+
+    /// Statistics of the environment's main B-tree, which holds the named databases' roots.
+    /// For one database's statistics use ``ReadableTransaction/statistics(of:)``.
+    ///
+    /// - Throws: ``LMDBError/Code/environmentClosed`` after ``close()``.
+    public func statistics() throws -> DatabaseStatistics {
+        try withOpenHandle(.statistics) { env in
+            var stat = MDB_stat()
+            let rc = calls.envStat(env, &stat)
+            guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .statistics, context: path) }
+            return DatabaseStatistics(stat)
+        }
+    }
+
+    /// Flushes committed data to disk. Needed only with ``Durability/noSync`` or
+    /// ``Durability/noMetaSync``; with ``Durability/full`` every commit already did it.
+    ///
+    /// - Parameter force: Flush even when the durability mode says not to (the usual intent).
+    /// - Throws: ``LMDBError`` such as ``LMDBError/Code/ioError``.
+    public func sync(force: Bool = true) throws {
+        try withOpenHandle(.sync) { env in
+            let rc = calls.envSync(env, force: force)
+            guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .sync, context: path) }
+        }
+    }
+
+    /// Writes a consistent copy of the environment into the directory `destination`
+    /// (a backup), while readers and writers carry on.
+    ///
+    /// - Parameters:
+    ///   - destination: A directory that does not exist or is empty; created if missing.
+    ///   - compacting: Omit free pages and renumber the rest (`MDB_CP_COMPACT`), so the copy
+    ///     is as small as the live data. Slower than a plain copy.
+    /// - Throws: ``LMDBError`` naming the destination.
+    public func copy(to destination: String, compacting: Bool = true) throws {
+        if mkdir(destination, 0o755) != 0 && errno != EEXIST {
+            throw LMDBError(.init(rawValue: errno), operation: .copy, context: destination)
+        }
+        // The copy reads through a transaction of its own, which pins the map like ours.
+        try gate.enter(writing: false, operation: .copy)
+        defer { gate.leave(writing: false) }
+        let rc = calls.envCopy(handle.pointer, destination, compacting: compacting)
+        guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .copy, context: destination) }
+    }
+
+    /// Clears reader slots left behind by processes that died (`mdb_reader_check`).
+    ///
+    /// - Returns: The number of slots cleared.
+    @discardableResult
+    public func clearStaleReaders() throws -> Int {
+        try withOpenHandle(.readerCheck) { env in
+            var dead: Int32 = 0
+            let rc = calls.readerCheck(env, &dead)
+            guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .readerCheck, context: path) }
+            return Int(dead)
+        }
+    }
+
+    /// The longest key the environment accepts, in bytes (511 for Debian's liblmdb).
+    public var maxKeySize: Int { Int(calls.envMaxKeySize(handle.pointer)) }
+
+    /// The version of the linked liblmdb.
+    public static var libraryVersion: (major: Int, minor: Int, patch: Int) { LMDBCalls.version() }
+
+    private func withOpenHandle<R>(_ operation: LMDBError.Operation, _ body: (OpaquePointer) throws -> R) throws -> R {
+        try gate.enter(writing: false, operation: operation)
+        defer { gate.leave(writing: false) }
+        return try body(handle.pointer)
+    }
+}
+
+/// The `MDB_env` pointer. `@unchecked Sendable`: LMDB environments are safe to use from
+/// any thread (the library synchronises internally, and `MDB_NOTLS` unties readers from
+/// threads); the pointer itself is immutable.
+private struct EnvironmentHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// Per-write-transaction flags the layer needs after the body ran.
+final class WriteState {
+    /// A put or delete hit `MDB_MAP_FULL`; the transaction must be aborted and retried.
+    var mapFull = false
+}
+
+extension DatabaseStatistics {
+    init(_ stat: MDB_stat) {
+        self.init(
+            pageSize: Int(stat.ms_psize), depth: Int(stat.ms_depth), branchPages: stat.ms_branch_pages,
+            leafPages: stat.ms_leaf_pages, overflowPages: stat.ms_overflow_pages, entries: stat.ms_entries)
+    }
+}

@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Tracks the transactions open in this process, so the map is only resized (and the
+/// environment only closed) while none is open — LMDB requires it and does not check.
+///
+/// Transactions enter shared; growing the map or closing enters exclusive, which waits
+/// for every open transaction in the process to end and holds new ones back meanwhile.
+/// The gate also knows which thread holds what, which lets the layer refuse the two
+/// cases LMDB would deadlock on: a write begun on a thread that already writes, and a
+/// map resize requested by a thread that still holds a transaction.
+///
+/// `@unchecked Sendable`: the only mutable state is behind `mutex`; `pthread_cond_wait`
+/// needs a `pthread_mutex_t`, which is why this is not a `Mutex`.
+final class TransactionGate: @unchecked Sendable {
+    private struct ThreadState {
+        var transactions = 0
+        var writing = false
+    }
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let changed: UnsafeMutablePointer<pthread_cond_t>
+    private var active = 0
+    private var exclusiveHeld = false
+    private var closed = false
+    private var threads: [UInt: ThreadState] = [:]
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        changed = .allocate(capacity: 1)
+        changed.initialize(to: pthread_cond_t())
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(mutex)
+        changed.deallocate()
+        mutex.deallocate()
+    }
+
+    /// Registers a transaction about to begin on the calling thread.
+    ///
+    /// - Throws: ``LMDBError/Code/nestedWrite`` for a second write on one thread,
+    ///   ``LMDBError/Code/environmentClosed`` after ``close()``.
+    func enter(writing: Bool, operation: LMDBError.Operation) throws(LMDBError) {
+        let thread = currentThreadID()
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        // A thread that already holds a transaction is let in even while a resize is
+        // pending: the resize cannot proceed before that thread finishes anyway.
+        while exclusiveHeld && threads[thread] == nil && !closed {
+            pthread_cond_wait(changed, mutex)
+        }
+        if closed { throw LMDBError(.environmentClosed, operation: operation) }
+        var state = threads[thread] ?? ThreadState()
+        if writing && state.writing { throw LMDBError(.nestedWrite, operation: operation) }
+        state.transactions += 1
+        state.writing = state.writing || writing
+        threads[thread] = state
+        active += 1
+    }
+
+    /// Unregisters a transaction of the calling thread that has ended.
+    func leave(writing: Bool) {
+        let thread = currentThreadID()
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if var state = threads[thread] {
+            state.transactions -= 1
+            if writing { state.writing = false }
+            threads[thread] = state.transactions == 0 ? nil : state
+        }
+        active -= 1
+        if active == 0 { pthread_cond_broadcast(changed) }
+    }
+
+    /// Runs `body` while no transaction is open in the process.
+    ///
+    /// - Parameter closing: When true, the gate stays closed afterwards and every later
+    ///   ``enter(writing:operation:)`` throws.
+    /// - Throws: ``LMDBError/Code/growthBlocked`` when the calling thread itself holds a
+    ///   transaction (waiting would never end), or what `body` throws.
+    func exclusively<R>(
+        operation: LMDBError.Operation, closing: Bool = false, _ body: () throws(LMDBError) -> R
+    ) throws(LMDBError) -> R {
+        let thread = currentThreadID()
+        pthread_mutex_lock(mutex)
+        if threads[thread] != nil {
+            pthread_mutex_unlock(mutex)
+            throw LMDBError(.growthBlocked, operation: operation)
+        }
+        while exclusiveHeld { pthread_cond_wait(changed, mutex) }
+        if closed && !closing {
+            pthread_mutex_unlock(mutex)
+            throw LMDBError(.environmentClosed, operation: operation)
+        }
+        exclusiveHeld = true
+        while active > 0 { pthread_cond_wait(changed, mutex) }
+        pthread_mutex_unlock(mutex)
+
+        defer {
+            pthread_mutex_lock(mutex)
+            exclusiveHeld = false
+            if closing { closed = true }
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body()
+    }
+
+    /// Whether the calling thread is inside a transaction body.
+    var callingThreadHoldsTransaction: Bool {
+        let thread = currentThreadID()
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return threads[thread] != nil
+    }
+
+    /// Whether ``exclusively(operation:closing:_:)`` has closed the gate for good.
+    var isClosed: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return closed
+    }
+}
+
+/// An identifier of the calling thread, unique among live threads.
+private func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
+}

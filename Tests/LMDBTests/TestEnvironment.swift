@@ -1,0 +1,41 @@
+@_spi(Testing) import LMDB
+import QuireTestSupport
+
+/// An environment in a fresh temporary directory, removed when the test ends.
+final class TestEnvironment: Sendable {
+    let directory: TemporaryDirectory
+    let environment: Environment
+    let faults: FaultInjector
+
+    var path: String { directory.appending("env") }
+
+    init(mapSize: Int = 1 << 20, maximumMapSize: Int? = nil, durability: Environment.Durability = .full) throws {
+        directory = try TemporaryDirectory()
+        faults = FaultInjector()
+        var configuration = Environment.Configuration()
+        configuration.mapSize = mapSize
+        configuration.maximumMapSize = maximumMapSize
+        configuration.durability = durability
+        configuration.faultInjector = faults
+        environment = try Environment(path: directory.appending("env"), configuration: configuration)
+    }
+
+    deinit { directory.remove() }
+}
+
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+func text(_ bytes: [UInt8]?) -> String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+
+/// Runs `body` and returns the `LMDBError` it threw, or nil if it threw nothing or
+/// something else.
+func lmdbError(_ body: () throws -> Void) -> LMDBError? {
+    do {
+        try body()
+        return nil
+    } catch let error as LMDBError {
+        return error
+    } catch {
+        return nil
+    }
+}
