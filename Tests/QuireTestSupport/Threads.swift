@@ -50,5 +50,9 @@ public final class TestThread: Sendable {
 public struct ThreadFailure: Error, CustomStringConvertible {
     /// The thrown error, described.
     public var message: String
+
+    /// Creates a failure with a message.
+    public init(message: String) { self.message = message }
+
     public var description: String { "thread failed: \(message)" }
 }

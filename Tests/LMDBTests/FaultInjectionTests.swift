@@ -1,0 +1,132 @@
+@_spi(Testing) import LMDB
+import QuireTestSupport
+import Testing
+
+@Suite("Injected failures")
+struct FaultInjectionTests {
+    @Test("an injected map-full on put is absorbed: the map grows and the body reruns")
+    func mapFullOnPut() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        let sizeBefore = try env.info().mapSize
+        test.faults.fail(.put, with: .mapFull)
+        var runs = 0
+        try env.write { tx in
+            runs += 1
+            try tx.put(bytes("v"), forKey: bytes("k"), in: db)
+        }
+        #expect(runs == 2)
+        #expect(try env.info().mapSize == sizeBefore * 2)
+        #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } == bytes("v"))
+    }
+
+    @Test("an injected map-full on commit is absorbed too")
+    func mapFullOnCommit() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        test.faults.fail(.commit, with: .mapFull)
+        var runs = 0
+        try env.write { tx in
+            runs += 1
+            try tx.put(bytes("v"), forKey: bytes("k"), in: db)
+        }
+        #expect(runs == 2)
+        #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } == bytes("v"))
+    }
+
+    @Test("an I/O error on commit is thrown as EIO and nothing is written")
+    func ioErrorOnCommit() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("old"), forKey: bytes("k"), in: db) }
+        test.faults.fail(.commit, with: .ioError)
+        let error = lmdbError { try env.write { tx in try tx.put(bytes("new"), forKey: bytes("k"), in: db) } }
+        #expect(error?.code == .ioError)
+        #expect(error?.operation == .commit)
+        #expect(error?.description.contains("EIO") == true)
+        #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } == bytes("old"))
+        // The environment stays usable.
+        try env.write { tx in try tx.put(bytes("new"), forKey: bytes("k"), in: db) }
+        #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } == bytes("new"))
+    }
+
+    @Test("a full disk on commit is thrown as ENOSPC with advice, and nothing is written")
+    func diskFullOnCommit() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        test.faults.fail(.commit, with: .noSpace)
+        let error = lmdbError { try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) } }
+        #expect(error?.code == .noSpace)
+        #expect(error?.description.contains("Free disk space") == true)
+        #expect(try env.read { tx in try tx.count(in: db) } == 0)
+    }
+
+    @Test("failures of put, get, delete, cursor and begin surface with their operation")
+    func failuresCarryTheirOperation() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
+
+        test.faults.fail(.put, with: .ioError)
+        #expect(lmdbError { try env.write { tx in try tx.put(bytes("x"), forKey: bytes("k"), in: db) } }?.operation == .put)
+        test.faults.fail(.get, with: .ioError)
+        #expect(lmdbError { _ = try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } }?.operation == .get)
+        test.faults.fail(.delete, with: .ioError)
+        #expect(lmdbError { _ = try env.write { tx in try tx.removeValue(forKey: bytes("k"), in: db) } }?.operation == .delete)
+        test.faults.fail(.cursorGet, with: .corrupted)
+        let cursorError = lmdbError { _ = try env.read { tx in try tx.entries(in: db) } }
+        #expect(cursorError?.code == .corrupted)
+        #expect(cursorError?.description.contains("backup") == true)
+        test.faults.fail(.beginTransaction, with: .readersFull)
+        let beginError = lmdbError { try env.read { _ in } }
+        #expect(beginError?.code == .readersFull)
+        #expect(beginError?.operation == .beginTransaction)
+        #expect(beginError?.description.contains("maxReaders") == true)
+        // Every failure left the data as it was.
+        #expect(try env.read { tx in try tx.entries(in: db) } == [Entry(key: bytes("k"), value: bytes("v"))])
+    }
+
+    @Test("a failed map resize is reported, and the data stays as it was")
+    func failedResize() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        test.faults.fail(.put, with: .mapFull)
+        test.faults.fail(.setMapSize, with: .outOfMemory)
+        let error = lmdbError { try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) } }
+        #expect(error?.code == .outOfMemory)
+        #expect(error?.operation == .growMap)
+        #expect(try env.read { tx in try tx.count(in: db) } == 0)
+    }
+
+    @Test("a failed open releases the handle and names the path")
+    func failedOpen() throws {
+        try withTemporaryDirectory { directory in
+            let faults = FaultInjector()
+            faults.fail(.openEnvironment, with: .permissionDenied)
+            var configuration = Environment.Configuration()
+            configuration.faultInjector = faults
+            let path = directory.appending("env")
+            let error = lmdbError { _ = try Environment(path: path, configuration: configuration) }
+            #expect(error?.code == .permissionDenied)
+            #expect(error?.description == "LMDB open environment (\(path)) failed: EACCES: Permission denied. Check the permissions of the store's directory and files")
+            // Nothing is left locked: a normal open succeeds.
+            _ = try Environment(path: path)
+        }
+    }
+
+    @Test("unknown codes still describe themselves")
+    func unknownCodes() {
+        let lmdb = LMDBError.Code(rawValue: -30_797)
+        #expect(lmdb == .pageNotFound)
+        #expect(lmdb.name == "MDB_PAGE_NOTFOUND")
+        let unknown = LMDBError.Code(rawValue: 9_999)
+        #expect(unknown.name == "error 9999")
+        #expect(!unknown.explanation.isEmpty)
+    }
+}
