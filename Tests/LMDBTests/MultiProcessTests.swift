@@ -55,21 +55,43 @@ struct MultiProcessTests {
         #expect(try env.read { tx in try tx.count(in: db) } == commits + 3)
     }
 
-    @Test("a reader slot left by a killed process is cleared by the reader check")
-    func staleReaderFromKilledProcess() throws {
+    @Test("reader slots left by killed processes are cleared on demand and on open")
+    func staleReadersFromKilledProcesses() throws {
         let test = try TestEnvironment()
-        let env = test.environment
         let writerURL = try BuiltProducts.executable(named: "lmdb-test-writer")
 
-        let process = Process()
-        process.executableURL = writerURL
-        process.arguments = ["hold-reader", test.path]
+        let first = try ReaderProcess(writerURL, path: test.path)
+        first.kill()
+        #expect(try test.environment.clearStaleReaders() == 1)
+        #expect(try test.environment.clearStaleReaders() == 0)
+
+        // LMDB resets the reader table when the first process opens the environment, so
+        // keep a live reader process while a dead one leaves a slot and this one reopens.
+        let survivor = try ReaderProcess(writerURL, path: test.path)
+        let victim = try ReaderProcess(writerURL, path: test.path)
+        victim.kill()
+        try test.environment.close()
+        let reopened = try Environment(path: test.path)
+        #expect(reopened.staleReadersClearedAtOpen == 1)
+        #expect(try reopened.clearStaleReaders() == 0)
+        survivor.finish()
+        #expect(try reopened.clearStaleReaders() == 0)  // a clean exit leaves no stale slot
+    }
+}
+
+/// A child process holding a read transaction open until it is told to finish or killed.
+private final class ReaderProcess {
+    private let process = Process()
+    private let input = Pipe()
+
+    init(_ executable: URL, path: String) throws {
+        process.executableURL = executable
+        process.arguments = ["hold-reader", path]
         let output = Pipe()
-        let input = Pipe()
         process.standardOutput = output
         process.standardInput = input
         try process.run()
-        // Wait until the child has its read transaction open.
+        // Wait until the child announces its open read transaction.
         var announced = Data()
         while !String(decoding: announced, as: UTF8.self).contains("reading") {
             let chunk = output.fileHandleForReading.availableData
@@ -77,10 +99,18 @@ struct MultiProcessTests {
             announced.append(chunk)
         }
         #expect(String(decoding: announced, as: UTF8.self).contains("reading"))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+    }
 
-        #expect(try env.clearStaleReaders() == 1)
-        #expect(try env.clearStaleReaders() == 0)
+    /// Kills the child, leaving its reader slot behind.
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Lets the child end its transaction and exit normally.
+    func finish() {
+        input.fileHandleForWriting.closeFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
     }
 }

@@ -150,6 +150,7 @@ struct TransactionTests {
         let test = try TestEnvironment()
         let db = try test.environment.openDatabase(named: "d")
         try test.environment.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
+        try test.environment.close()  // one environment per file per process
         var configuration = Environment.Configuration()
         configuration.readOnly = true
         let reader = try Environment(path: test.path, configuration: configuration)
