@@ -70,11 +70,8 @@ extension KeyComponent where Self: FixedWidthInteger {
     /// Big-endian at fixed width; for signed types the sign bit is flipped so negative
     /// values sort first.
     public func appendKeyBytes(to bytes: inout [UInt8]) {
-        let width = Self.bitWidth / 8
         let pattern = Self.isSigned ? self ^ (1 << (Self.bitWidth - 1)) : self
-        for index in stride(from: width - 1, through: 0, by: -1) {
-            bytes.append(UInt8(truncatingIfNeeded: pattern >> (index * 8)))
-        }
+        withUnsafeBytes(of: pattern.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Reads a big-endian integer written by `appendKeyBytes(to:)`.

@@ -85,13 +85,29 @@ public struct Cursor: ~Copyable {
     }
 
     private func move(_ operation: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws -> Bool {
+        try step(operation, key: key) != nil
+    }
+
+    /// Performs `operation` and returns the entry it lands on, or `nil` at an end. The
+    /// buffers are valid until the cursor moves or the transaction ends.
+    func step(
+        _ operation: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil
+    ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var keyValue = key.map { MDB_val($0) } ?? MDB_val()
         var data = MDB_val()
         let rc = core.calls.cursorGet(pointer, &keyValue, &data, operation)
         switch rc {
-        case 0: return true
-        case MDB_NOTFOUND: return false
+        case 0: return (UnsafeRawBufferPointer(keyValue), UnsafeRawBufferPointer(data))
+        case MDB_NOTFOUND: return nil
         default: throw core.error(rc, .cursor, database)
         }
+    }
+
+    /// The first entry of `range` in the given direction, or `nil` when it is empty.
+    func firstEntry(
+        in range: KeyRange, reverse: Bool
+    ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        guard try reverse ? positionAtLast(in: range) : positionAtFirst(in: range) else { return nil }
+        return try step(MDB_GET_CURRENT)
     }
 }

@@ -117,14 +117,12 @@ extension ReadableTransaction where Self: ~Copyable {
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> ScanControl
     ) throws {
         try withCursor(on: database) { cursor in
-            var found = reverse ? try cursor.positionAtLast(in: range) : try cursor.positionAtFirst(in: range)
-            while found {
-                let control = try cursor.withCurrent { key, value -> ScanControl? in
-                    let inside = reverse ? range.isAtOrAboveLowerBound(key) : range.isBelowUpperBound(key)
-                    return inside ? try body(key, value) : nil
-                }
-                guard control == .continue else { return }
-                found = reverse ? try cursor.previous() : try cursor.next()
+            let advance = reverse ? MDB_PREV : MDB_NEXT
+            var entry = try cursor.firstEntry(in: range, reverse: reverse)
+            while let (key, value) = entry {
+                let inside = reverse ? range.isAtOrAboveLowerBound(key) : range.isBelowUpperBound(key)
+                guard inside, try body(key, value) == .continue else { return }
+                entry = try cursor.step(advance)
             }
         }
     }

@@ -26,7 +26,26 @@ final class TransactionGate: @unchecked Sendable {
     private var active = 0
     private var exclusiveHeld = false
     private var closed = false
-    private var threads: [UInt: ThreadState] = [:]
+    /// The threads that hold transactions, with what they hold. Few at a time, so a
+    /// linear scan beats hashing.
+    private var threads: [(thread: UInt, state: ThreadState)] = []
+
+    private func state(of thread: UInt) -> ThreadState? {
+        threads.first { $0.thread == thread }?.state
+    }
+
+    private func setState(_ state: ThreadState, of thread: UInt) {
+        if let index = threads.firstIndex(where: { $0.thread == thread }) {
+            if state.transactions == 0 {
+                threads.swapAt(index, threads.count - 1)
+                threads.removeLast()
+            } else {
+                threads[index].state = state
+            }
+        } else if state.transactions > 0 {
+            threads.append((thread, state))
+        }
+    }
 
     init() {
         mutex = .allocate(capacity: 1)
@@ -54,15 +73,15 @@ final class TransactionGate: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         // A thread that already holds a transaction is let in even while a resize is
         // pending: the resize cannot proceed before that thread finishes anyway.
-        while exclusiveHeld && threads[thread] == nil && !closed {
+        while exclusiveHeld && state(of: thread) == nil && !closed {
             pthread_cond_wait(changed, mutex)
         }
         if closed { throw LMDBError(.environmentClosed, operation: operation) }
-        var state = threads[thread] ?? ThreadState()
-        if writing && state.writing { throw LMDBError(.nestedWrite, operation: operation) }
-        state.transactions += 1
-        state.writing = state.writing || writing
-        threads[thread] = state
+        var held = state(of: thread) ?? ThreadState()
+        if writing && held.writing { throw LMDBError(.nestedWrite, operation: operation) }
+        held.transactions += 1
+        held.writing = held.writing || writing
+        setState(held, of: thread)
         active += 1
     }
 
@@ -71,10 +90,10 @@ final class TransactionGate: @unchecked Sendable {
         let thread = currentThreadID()
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        if var state = threads[thread] {
-            state.transactions -= 1
-            if writing { state.writing = false }
-            threads[thread] = state.transactions == 0 ? nil : state
+        if var held = state(of: thread) {
+            held.transactions -= 1
+            if writing { held.writing = false }
+            setState(held, of: thread)
         }
         active -= 1
         if active == 0 { pthread_cond_broadcast(changed) }
@@ -91,7 +110,7 @@ final class TransactionGate: @unchecked Sendable {
     ) throws(LMDBError) -> R {
         let thread = currentThreadID()
         pthread_mutex_lock(mutex)
-        if threads[thread] != nil {
+        if state(of: thread) != nil {
             pthread_mutex_unlock(mutex)
             throw LMDBError(.growthBlocked, operation: operation)
         }
@@ -119,7 +138,7 @@ final class TransactionGate: @unchecked Sendable {
         let thread = currentThreadID()
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return threads[thread] != nil
+        return state(of: thread) != nil
     }
 
     /// Whether ``exclusively(operation:closing:_:)`` has closed the gate for good.
