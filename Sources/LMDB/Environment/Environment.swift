@@ -139,17 +139,7 @@ public final class Environment: Sendable {
     ///   ``LMDBError/Code/readersFull``), or what `body` throws.
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         while true {
-            try gate.enter(writing: false, operation: .beginTransaction)
-            var txn: OpaquePointer?
-            let rc = calls.txnBegin(handle.pointer, readOnly: true, &txn)
-            guard rc == 0, let txn else {
-                gate.leave(writing: false)
-                if rc == MDB_MAP_RESIZED {
-                    try adoptMapGrownElsewhere()
-                    continue
-                }
-                throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
-            }
+            guard let txn = try beginTransaction(readOnly: true) else { continue }
             defer {
                 calls.txnAbort(txn)
                 gate.leave(writing: false)
@@ -177,18 +167,8 @@ public final class Environment: Sendable {
                             detail: "the environment was opened read-only")
         }
         while true {
-            try gate.enter(writing: true, operation: .beginTransaction)
             let mapSizeAtStart = currentMapSize.load(ordering: .relaxed)
-            var txn: OpaquePointer?
-            var rc = calls.txnBegin(handle.pointer, readOnly: false, &txn)
-            guard rc == 0, let txn else {
-                gate.leave(writing: true)
-                if rc == MDB_MAP_RESIZED {
-                    try adoptMapGrownElsewhere()
-                    continue
-                }
-                throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
-            }
+            guard let txn = try beginTransaction(readOnly: false) else { continue }
 
             let state = WriteState()
             let outcome: Result<R, any Error>
@@ -210,7 +190,7 @@ public final class Environment: Sendable {
                 gate.leave(writing: true)
                 throw error
             case .success(let value):
-                rc = calls.txnCommit(txn)
+                let rc = calls.txnCommit(txn)
                 gate.leave(writing: true)
                 if rc == MDB_MAP_FULL {
                     try growMap(beyond: mapSizeAtStart)
@@ -285,21 +265,34 @@ public final class Environment: Sendable {
     /// A read-only transaction that is committed rather than aborted, which keeps the
     /// database handles it opened.
     private func readCommitting<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
-        try gate.enter(writing: false, operation: .openDatabase)
-        defer { gate.leave(writing: false) }
+        while true {
+            guard let txn = try beginTransaction(readOnly: true) else { continue }
+            defer { gate.leave(writing: false) }
+            let value: R
+            do { value = try body(txn) } catch {
+                calls.txnAbort(txn)
+                throw error
+            }
+            let rc = calls.txnCommit(txn)
+            guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .commit, context: path) }
+            return value
+        }
+    }
+
+    /// Registers with the gate and begins a transaction. Returns `nil` (registered with
+    /// nothing) when another process had grown the map: the new size has been adopted and
+    /// the caller begins again.
+    private func beginTransaction(readOnly: Bool) throws -> OpaquePointer? {
+        try gate.enter(writing: !readOnly, operation: .beginTransaction)
         var txn: OpaquePointer?
-        var rc = calls.txnBegin(handle.pointer, readOnly: true, &txn)
-        guard rc == 0, let txn else {
+        let rc = calls.txnBegin(handle.pointer, readOnly: readOnly, &txn)
+        if rc == 0, let txn { return txn }
+        gate.leave(writing: !readOnly)
+        guard rc == MDB_MAP_RESIZED else {
             throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
         }
-        let value: R
-        do { value = try body(txn) } catch {
-            calls.txnAbort(txn)
-            throw error
-        }
-        rc = calls.txnCommit(txn)
-        guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .commit, context: path) }
-        return value
+        try adoptMapGrownElsewhere()
+        return nil
     }
 
     // MARK: Map size
