@@ -7,6 +7,11 @@
 //       entry Key("fill", i) of FILL_BYTES bytes. A reader that ever sees counter ≠
 //       mirror has seen a torn snapshot. Prints "done" and exits 0.
 //
+//   lmdb-test-writer exhaust-address-space DIR
+//       Caps this process's address space a little above what it uses, then writes until
+//       growing the map fails. Prints "write failed: CODE", then tries a read and prints
+//       "then: ok" or "then: CODE". Exits 0 unless something crashed.
+//
 //   lmdb-test-writer hold-reader DIR
 //       Opens a read transaction, prints "reading", then blocks reading standard input
 //       until it is closed or the process is killed (which leaves a stale reader slot).
@@ -40,6 +45,34 @@ do {
             }
         }
         print("done")
+    case ("exhaust-address-space", 2):
+        var configuration = Environment.Configuration()
+        configuration.mapSize = 64 << 10
+        configuration.durability = .noSync
+        let environment = try Environment(path: arguments[1], configuration: configuration)
+        let data = try environment.openDatabase(named: "data")
+        let filler = [UInt8](repeating: 0xCD, count: 256 << 10)
+        var limit = rlimit()
+        let margin: rlim_t = 48 << 20
+        limit.rlim_cur = rlim_t(currentVirtualMemory()) + margin
+        limit.rlim_max = limit.rlim_cur
+        guard setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else { fail("setrlimit failed") }
+        var failure: LMDBError?
+        for index in 0..<1_000 where failure == nil {
+            do {
+                try environment.write { tx in try tx.put(filler, forKey: Key(UInt64(index)), in: data) }
+            } catch let error as LMDBError {
+                failure = error
+            }
+        }
+        guard let failure else { fail("the map never failed to grow") }
+        print("write failed: \(failure.code.name)")
+        do {
+            _ = try environment.read { tx in try tx.count(in: data) }
+            print("then: ok")
+        } catch let error as LMDBError {
+            print("then: \(error.code.name)")
+        }
     case ("hold-reader", 2):
         let environment = try Environment(path: arguments[1])
         try environment.read { _ in
@@ -51,4 +84,13 @@ do {
     }
 } catch {
     fail("\(error)")
+}
+
+/// This process's virtual memory size in bytes, from /proc/self/status.
+func currentVirtualMemory() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmSize:") }),
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 1 << 30 }
+    return kilobytes * 1024
 }

@@ -91,17 +91,24 @@ struct FaultInjectionTests {
         #expect(try env.read { tx in try tx.entries(in: db) } == [Entry(key: bytes("k"), value: bytes("v"))])
     }
 
-    @Test("a failed map resize is reported, and the data stays as it was")
+    @Test("a failed map resize closes the environment for good; the file stays intact")
     func failedResize() throws {
         let test = try TestEnvironment()
         let env = test.environment
         let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("kept"), forKey: bytes("old"), in: db) }
         test.faults.fail(.put, with: .mapFull)
         test.faults.fail(.setMapSize, with: .outOfMemory)
         let error = lmdbError { try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) } }
         #expect(error?.code == .outOfMemory)
         #expect(error?.operation == .growMap)
-        #expect(try env.read { tx in try tx.count(in: db) } == 0)
+        #expect(error?.description.contains("data on disk is intact") == true)
+        // LMDB has unmapped the old map by now: every later call is refused, not crashed.
+        #expect(lmdbError { try env.read { _ in } }?.code == .environmentFailed)
+        #expect(lmdbError { _ = try env.info() }?.code == .environmentFailed)
+        let reopened = try Environment(path: test.path)
+        let reopenedDB = try reopened.openDatabase(named: "d", options: [])
+        #expect(try reopened.read { tx in try tx.entries(in: reopenedDB) } == [Entry(key: bytes("old"), value: bytes("kept"))])
     }
 
     @Test("a failed open releases the handle and names the path")

@@ -55,6 +55,21 @@ struct MultiProcessTests {
         #expect(try env.read { tx in try tx.count(in: db) } == commits + 3)
     }
 
+    @Test("a map that cannot grow (address space exhausted) closes the environment instead of crashing")
+    func mapGrowthFailure() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("env")
+        let writerURL = try BuiltProducts.executable(named: "lmdb-test-writer")
+        let result = try runProcess(writerURL, ["exhaust-address-space", path])
+        #expect(result.status == 0, "stderr: \(result.standardError)")
+        #expect(result.standardOutput == "write failed: ENOMEM\nthen: environment failed\n")
+        // What was committed before the failure is intact and opens normally.
+        let env = try Environment(path: path)
+        let data = try env.openDatabase(named: "data", options: [])
+        #expect(try env.read { tx in try tx.count(in: data) } > 0)
+    }
+
     @Test("reader slots left by killed processes are cleared on demand and on open")
     func staleReadersFromKilledProcesses() throws {
         let test = try TestEnvironment()

@@ -29,21 +29,6 @@ struct PersistenceTests {
         }
     }
 
-    @Test("an environment released without close is closed and reopens cleanly")
-    func releaseWithoutClose() throws {
-        try withTemporaryDirectory { directory in
-            let path = directory.appending("env")
-            do {
-                let env = try Environment(path: path)
-                let db = try env.openDatabase(named: "d")
-                try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
-            }
-            let env = try Environment(path: path)
-            let db = try env.openDatabase(named: "d")
-            #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } == bytes("v"))
-        }
-    }
-
     @Test("a compacting copy is a complete, smaller, openable backup")
     func compactingCopy() throws {
         let test = try TestEnvironment()

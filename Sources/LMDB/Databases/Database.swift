@@ -3,7 +3,8 @@ import CLMDB
 /// A named database (a B-tree of sorted keys) inside an ``Environment``.
 ///
 /// Get one from ``Environment/openDatabase(named:options:)`` once, keep it for the life
-/// of the environment, and pass it to transaction methods. It is a small value, safe to
+/// of the environment, and pass it to transaction methods of that environment (others
+/// throw ``LMDBError/Code/badDatabase``). It is a small value, safe to
 /// share across threads. Keys are ordered as raw bytes (see ``Key`` for encodings that
 /// keep logical order). Each key holds one value: the layer never creates `MDB_DUPSORT`
 /// databases, whose cursor deletes liblmdb 0.9.24 still gets wrong.
@@ -11,6 +12,8 @@ public struct Database: Sendable, Hashable {
     /// The database's name in the environment.
     public let name: String
     let handle: MDB_dbi
+    /// The environment that opened it; transactions of any other refuse the handle.
+    let environment: EnvironmentIdentity
 }
 
 /// How ``Environment/openDatabase(named:options:)`` opens a database.

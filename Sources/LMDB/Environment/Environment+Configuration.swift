@@ -17,7 +17,9 @@ extension Environment {
         /// The initial size of the memory map, in bytes. The map grows by doubling when a
         /// write fills it, so this is a starting point, not a limit. Default: 64 MiB.
         ///
-        /// When another process has already grown the file, the larger size is used.
+        /// When the file already holds more data than this, the map starts at the size of
+        /// that data; when another process has grown the map, the larger size is adopted
+        /// at the next transaction.
         public var mapSize: Int = 64 << 20
 
         /// The largest the map may grow to, in bytes; `nil` for no limit beyond the disk.

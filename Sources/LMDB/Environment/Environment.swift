@@ -44,13 +44,21 @@ public final class Environment: Sendable {
     /// How many reader slots left behind by dead processes were cleared at open.
     public let staleReadersClearedAtOpen: Int
 
+    /// The longest key the environment accepts, in bytes (511 for Debian's liblmdb).
+    public let maxKeySize: Int
+
     let calls: LMDBCalls
+    /// This instance, as database handles remember it.
+    let identity = EnvironmentIdentity.unique()
+    private let file: EnvironmentRegistry.FileIdentity?
     private let handle: EnvironmentHandle
     private let gate = TransactionGate()
     private let currentMapSize: Atomic<Int>
     private let closed = Atomic<Bool>(false)
-    /// Serialises `mdb_dbi_open` (LMDB forbids concurrent use) and caches its handles.
+    /// Handles opened so far, by name. Held only for dictionary access.
     private let openDatabases = Mutex<[String: Database]>([:])
+    /// Serialises `mdb_dbi_open`, which LMDB forbids in concurrent transactions.
+    private let databaseOpening = Mutex<Void>(())
 
     /// Opens the environment in the directory at `path`, creating the directory and the
     /// files when they do not exist.
@@ -61,7 +69,8 @@ public final class Environment: Sendable {
     ///   - path: A directory; created (with its parents' existence required) if missing.
     ///   - configuration: Map size, limits, durability. See ``Configuration``.
     /// - Throws: ``LMDBError`` naming the path: e.g. ``LMDBError/Code/permissionDenied``,
-    ///   ``LMDBError/Code/invalidFile`` for a file that is not LMDB's.
+    ///   ``LMDBError/Code/invalidFile`` for a file that is not LMDB's,
+    ///   ``LMDBError/Code/alreadyOpen`` when this process already has it open.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
@@ -75,13 +84,20 @@ public final class Environment: Sendable {
             }
         }
 
+        // Refuse a second handle before LMDB sees it: opening resets the reader table.
+        let file = EnvironmentRegistry.identity(of: path)
+        if let file, !EnvironmentRegistry.register(file) {
+            throw LMDBError(.alreadyOpen, operation: .openEnvironment, context: path)
+        }
         var env: OpaquePointer?
         var rc = calls.envCreate(&env)
         guard rc == 0, let env else {
+            if let file { EnvironmentRegistry.unregister(file) }
             throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
         }
         let pageSize = 4096
-        let mapSize = max(pageSize * 4, (configuration.mapSize + pageSize - 1) / pageSize * pageSize)
+        let requested = min(max(configuration.mapSize, pageSize * 4), Int.max / 4)
+        let mapSize = (requested + pageSize - 1) / pageSize * pageSize
         var flags = UInt32(MDB_NOTLS)
         switch configuration.durability {
         case .full: break
@@ -98,9 +114,12 @@ public final class Environment: Sendable {
         if rc == 0 { rc = calls.readerCheck(env, &dead) }
         guard rc == 0 else {
             calls.envClose(env)
+            if let file { EnvironmentRegistry.unregister(file) }
             throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
         }
+        self.file = file
         self.handle = EnvironmentHandle(pointer: env)
+        self.maxKeySize = Int(calls.envMaxKeySize(env))
         self.staleReadersClearedAtOpen = Int(dead)
         var info = MDB_envinfo()
         _ = calls.envInfo(env, &info)
@@ -109,7 +128,7 @@ public final class Environment: Sendable {
 
     deinit {
         // No transaction can be open: each runs inside a method of `self`.
-        if !closed.load(ordering: .acquiring) { calls.envClose(handle.pointer) }
+        closeHandle()
     }
 
     /// Closes the environment, waiting for transactions open on other threads to end.
@@ -118,13 +137,19 @@ public final class Environment: Sendable {
     /// - Throws: ``LMDBError/Code/insideTransaction`` when called inside a transaction body.
     public func close() throws {
         if gate.callingThreadHoldsTransaction {
-            throw LMDBError(.insideTransaction, operation: .openEnvironment, context: path)
+            throw LMDBError(.insideTransaction, operation: .close, context: path)
         }
-        try gate.exclusively(operation: .openEnvironment, closing: true) { () throws(LMDBError) in
-            if closed.load(ordering: .acquiring) { return }
-            calls.envClose(handle.pointer)
-            closed.store(true, ordering: .releasing)
+        try gate.exclusively(operation: .close, closing: true) { () throws(LMDBError) in
+            closeHandle()
         }
+    }
+
+    /// Closes the `MDB_env` once and lets the directory be opened again. Only called
+    /// while no transaction is open.
+    private func closeHandle() {
+        if closed.exchange(true, ordering: .acquiringAndReleasing) { return }
+        calls.envClose(handle.pointer)
+        if let file { EnvironmentRegistry.unregister(file) }
     }
 
     // MARK: Transactions
@@ -144,7 +169,7 @@ public final class Environment: Sendable {
                 calls.txnAbort(txn)
                 gate.leave(writing: false)
             }
-            return try body(ReadTransaction(handle: txn, calls: calls))
+            return try body(ReadTransaction(handle: txn, calls: calls, environment: identity))
         }
     }
 
@@ -173,7 +198,8 @@ public final class Environment: Sendable {
             let state = WriteState()
             let outcome: Result<R, any Error>
             do {
-                outcome = .success(try body(WriteTransaction(handle: txn, calls: calls, state: state)))
+                outcome = .success(
+                    try body(WriteTransaction(handle: txn, calls: calls, state: state, environment: identity)))
             } catch {
                 outcome = .failure(error)
             }
@@ -235,8 +261,8 @@ public final class Environment: Sendable {
         let open = { (tx: borrowing WriteTransaction) throws -> Database in
             try self.openDatabaseHandle(named: name, create: create, txn: tx.handle, context: context)
         }
-        return try openDatabases.withLock { cache throws -> Database in
-            if let cached = cache[name] { return cached }
+        return try databaseOpening.withLock { _ throws -> Database in
+            if let cached = openDatabases.withLock({ $0[name] }) { return cached }
             let database: Database
             if create {
                 database = try write(open)
@@ -245,7 +271,7 @@ public final class Environment: Sendable {
                     try self.openDatabaseHandle(named: name, create: false, txn: txn, context: context)
                 }
             }
-            cache[name] = database
+            openDatabases.withLock { $0[name] = database }
             return database
         }
     }
@@ -259,7 +285,7 @@ public final class Environment: Sendable {
             let detail = rc == MDB_NOTFOUND ? "no database with that name; open it with .create" : nil
             throw LMDBError(.init(rawValue: rc), operation: .openDatabase, context: context, detail: detail)
         }
-        return Database(name: name, handle: dbi)
+        return Database(name: name, handle: dbi, environment: identity)
     }
 
     /// A read-only transaction that is committed rather than aborted, which keeps the
@@ -320,9 +346,22 @@ public final class Environment: Sendable {
         try gate.exclusively(operation: .growMap) { () throws(LMDBError) in try setMapSize(0) }
     }
 
+    /// Resizes the map; called only while no transaction is open.
+    ///
+    /// A failed `mdb_env_set_mapsize` has already unmapped the old map and leaves the
+    /// `MDB_env` unusable (liblmdb 0.9.24 keeps no mapping to fall back to), so the
+    /// environment is closed for good and later calls throw
+    /// ``LMDBError/Code/environmentFailed``. The file on disk is untouched.
     private func setMapSize(_ size: Int) throws(LMDBError) {
         let rc = calls.envSetMapSize(handle.pointer, size)
-        guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .growMap, context: path) }
+        guard rc == 0 else {
+            gate.markFailed()
+            closeHandle()
+            throw LMDBError(.init(rawValue: rc), operation: .growMap, context: path,
+                            detail: "the memory map could not be resized (\(LMDBError.Code(rawValue: rc).name)), "
+                                + "so the environment was closed; the data on disk is intact. Free memory or "
+                                + "address space, then open it again")
+        }
         var info = MDB_envinfo()
         _ = calls.envInfo(handle.pointer, &info)
         currentMapSize.store(info.me_mapsize, ordering: .relaxed)
@@ -377,8 +416,13 @@ public final class Environment: Sendable {
     ///   - destination: A directory that does not exist or is empty; created if missing.
     ///   - compacting: Omit free pages and renumber the rest (`MDB_CP_COMPACT`), so the copy
     ///     is as small as the live data. Slower than a plain copy.
-    /// - Throws: ``LMDBError`` naming the destination.
+    /// - Throws: ``LMDBError`` naming the destination; ``LMDBError/Code/insideTransaction``
+    ///   inside a transaction body.
     public func copy(to destination: String, compacting: Bool = true) throws {
+        // A plain copy takes LMDB's writer lock, which a write on this thread holds.
+        if gate.callingThreadHoldsTransaction {
+            throw LMDBError(.insideTransaction, operation: .copy, context: destination)
+        }
         if mkdir(destination, 0o755) != 0 && errno != EEXIST {
             throw LMDBError(.init(rawValue: errno), operation: .copy, context: destination)
         }
@@ -401,9 +445,6 @@ public final class Environment: Sendable {
             return Int(dead)
         }
     }
-
-    /// The longest key the environment accepts, in bytes (511 for Debian's liblmdb).
-    public var maxKeySize: Int { Int(calls.envMaxKeySize(handle.pointer)) }
 
     /// The version of the linked liblmdb.
     public static var libraryVersion: (major: Int, minor: Int, patch: Int) { LMDBCalls.version() }

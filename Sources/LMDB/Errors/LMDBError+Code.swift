@@ -94,6 +94,12 @@ extension LMDBError {
         /// closing the environment), because it would wait for that very transaction.
         public static let insideTransaction = Code(-31_005)
 
+        /// This process already has an ``Environment`` open on the same directory.
+        public static let alreadyOpen = Code(-31_006)
+        /// An earlier failure (a map that could not be resized) made the layer close the
+        /// environment to protect the data.
+        public static let environmentFailed = Code(-31_007)
+
         /// The symbolic name, such as `MDB_MAP_FULL` or `EIO`.
         public var name: String { Self.names[self] ?? "error \(rawValue)" }
 
@@ -128,6 +134,7 @@ extension LMDBError.Code {
         .nestedWrite: "nested write", .environmentClosed: "environment closed",
         .invalidName: "invalid name", .growthBlocked: "map growth blocked",
         .insideTransaction: "inside transaction",
+        .alreadyOpen: "already open", .environmentFailed: "environment failed",
     ]
 
     private static let explanations: [LMDBError.Code: String] = [
@@ -145,6 +152,8 @@ extension LMDBError.Code {
         .environmentClosed: "the environment has been closed",
         .invalidName: "a database name must be non-empty and contain no NUL character",
         .growthBlocked: "the map is full and cannot grow while this thread holds another transaction",
+        .alreadyOpen: "this process already has an Environment open on this directory",
+        .environmentFailed: "an earlier failure closed the environment",
         .insideTransaction: "this call waits for open transactions and cannot be made inside one",
         .ioError: "the disk reported an input/output error",
         .noSpace: "the disk is full",
@@ -163,6 +172,8 @@ extension LMDBError.Code {
         .nestedWrite: "Do all the writing in the one write { } block",
         .environmentClosed: "Open the environment again",
         .growthBlocked: "End the read transaction this thread holds before writing",
+        .alreadyOpen: "Share the one Environment instance, or close it before opening again",
+        .environmentFailed: "Open the environment again",
         .insideTransaction: "Make the call before or after the read { } or write { } block",
         .noSpace: "Free disk space and try again; nothing was written",
         .ioError: "Check the disk; the transaction was not committed",

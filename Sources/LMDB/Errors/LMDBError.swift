@@ -59,6 +59,8 @@ extension LMDBError {
 
         /// Opening or creating an environment.
         public static let openEnvironment = Operation(rawValue: "open environment")
+        /// Closing an environment.
+        public static let close = Operation(rawValue: "close")
         /// Beginning a transaction.
         public static let beginTransaction = Operation(rawValue: "begin transaction")
         /// Committing a write transaction.

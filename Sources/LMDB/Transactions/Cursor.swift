@@ -16,7 +16,8 @@ import CLMDB
 /// Moves return whether the cursor now rests on an entry.
 public struct Cursor: ~Copyable {
     let pointer: OpaquePointer
-    let core: TransactionCore
+    let calls: LMDBCalls
+    let writeState: WriteState?
     let database: Database
 
     /// Moves to the first entry. Returns `false` when the database is empty.
@@ -53,8 +54,8 @@ public struct Cursor: ~Copyable {
     ) throws -> R {
         var key = MDB_val()
         var data = MDB_val()
-        let rc = core.calls.cursorGet(pointer, &key, &data, MDB_GET_CURRENT)
-        guard rc == 0 else { throw core.error(rc, .cursor, database) }
+        let rc = calls.cursorGet(pointer, &key, &data, MDB_GET_CURRENT)
+        guard rc == 0 else { throw transactionError(rc, .cursor, database, writeState) }
         return try body(UnsafeRawBufferPointer(key), UnsafeRawBufferPointer(data))
     }
 
@@ -67,19 +68,20 @@ public struct Cursor: ~Copyable {
     /// Deletes the current entry; the cursor moves to the entry after it. Write
     /// transactions only (a read transaction throws ``LMDBError/Code/permissionDenied``).
     public func deleteCurrent() throws {
-        let rc = core.calls.cursorDelete(pointer)
-        guard rc == 0 else { throw core.error(rc, .delete, database) }
+        let rc = calls.cursorDelete(pointer)
+        guard rc == 0 else { throw transactionError(rc, .delete, database, writeState) }
     }
 
     /// Moves to the first entry at or above the range's lower bound.
     func positionAtFirst(in range: KeyRange) throws -> Bool {
-        guard let lower = range.lowerBound else { return try first() }
+        guard let lower = range.lowerBound, !lower.isEmpty else { return try first() }
         return try seek(atLeast: lower)
     }
 
     /// Moves to the last entry below the range's upper bound.
     func positionAtLast(in range: KeyRange) throws -> Bool {
         guard let upper = range.upperBound else { return try last() }
+        if upper.isEmpty { return false }  // no key is below the empty key
         // The first key at or above the bound is outside; step back from it.
         return try seek(atLeast: upper) ? try previous() : try last()
     }
@@ -95,12 +97,17 @@ public struct Cursor: ~Copyable {
     ) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         var keyValue = key.map { MDB_val($0) } ?? MDB_val()
         var data = MDB_val()
-        let rc = core.calls.cursorGet(pointer, &keyValue, &data, operation)
+        let rc = calls.cursorGet(pointer, &keyValue, &data, operation)
         switch rc {
         case 0: return (UnsafeRawBufferPointer(keyValue), UnsafeRawBufferPointer(data))
         case MDB_NOTFOUND: return nil
-        default: throw core.error(rc, .cursor, database)
+        default: throw transactionError(rc, .cursor, database, writeState)
         }
+    }
+
+    /// The first entry whose key is at least `key`, or `nil`.
+    func entry(atLeast key: some RawBytes) throws -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        try key.withUnsafeBytes { try step(MDB_SET_RANGE, key: $0) }
     }
 
     /// The first entry of `range` in the given direction, or `nil` when it is empty.

@@ -6,7 +6,7 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     /// The underlying transaction; an implementation detail of the layer.
     public let _core: TransactionCore
 
-    init(handle: OpaquePointer, calls: LMDBCalls) {
-        _core = TransactionCore(handle: handle, calls: calls, writeState: nil)
+    init(handle: OpaquePointer, calls: LMDBCalls, environment: EnvironmentIdentity) {
+        _core = TransactionCore(handle: handle, calls: calls, writeState: nil, environment: environment)
     }
 }

@@ -12,11 +12,37 @@ public protocol ReadableTransaction: ~Copyable {
     var _core: TransactionCore { get }
 }
 
-/// The handle and C-call table of a transaction. Opaque outside the layer.
-public struct TransactionCore {
+/// The handle of an open transaction. Opaque outside the layer, and noncopyable, so it
+/// cannot be taken out of the transaction that lends it.
+public struct TransactionCore: ~Copyable {
     let handle: OpaquePointer
     let calls: LMDBCalls
     let writeState: WriteState?
+    /// The environment the transaction belongs to; databases of others are refused.
+    let environment: EnvironmentIdentity
+
+    /// The raw handle for `database`, after checking that it belongs to this environment.
+    func dbi(_ database: Database, _ operation: LMDBError.Operation) throws -> MDB_dbi {
+        guard database.environment == environment else {
+            throw LMDBError(.badDatabase, operation: operation, context: "database \"\(database.name)\"",
+                            detail: "the database handle belongs to another (or a closed) environment")
+        }
+        return database.handle
+    }
+
+    /// An error for a failed call on `database`; remembers `MDB_MAP_FULL` so the write can
+    /// be retried after the map grows.
+    func error(_ rc: Int32, _ operation: LMDBError.Operation, _ database: Database) -> LMDBError {
+        transactionError(rc, operation, database, writeState)
+    }
+}
+
+/// An error for a failed call on `database`, noting `MDB_MAP_FULL` in `writeState`.
+func transactionError(
+    _ rc: Int32, _ operation: LMDBError.Operation, _ database: Database, _ writeState: WriteState?
+) -> LMDBError {
+    if rc == MDB_MAP_FULL { writeState?.mapFull = true }
+    return LMDBError(.init(rawValue: rc), operation: operation, context: "database \"\(database.name)\"")
 }
 
 /// An entry copied out of a database.
@@ -56,16 +82,16 @@ extension ReadableTransaction where Self: ~Copyable {
     public func withValue<R>(
         forKey key: some RawBytes, in database: Database, _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
-        let core = _core
+        let (handle, calls, dbi) = (_core.handle, _core.calls, try _core.dbi(database, .get))
         var data = MDB_val()
         let rc = key.withUnsafeBytes { keyBytes in
             var keyValue = MDB_val(keyBytes)
-            return core.calls.get(core.handle, database.handle, &keyValue, &data)
+            return calls.get(handle, dbi, &keyValue, &data)
         }
         switch rc {
         case 0: return try body(UnsafeRawBufferPointer(data))
         case MDB_NOTFOUND: return try body(nil)
-        default: throw core.error(rc, .get, database)
+        default: throw _core.error(rc, .get, database)
         }
     }
 
@@ -88,10 +114,9 @@ extension ReadableTransaction where Self: ~Copyable {
 
     /// The B-tree statistics of `database`: depth, pages, entries.
     public func statistics(of database: Database) throws -> DatabaseStatistics {
-        let core = _core
         var stat = MDB_stat()
-        let rc = core.calls.dbiStat(core.handle, database.handle, &stat)
-        guard rc == 0 else { throw core.error(rc, .statistics, database) }
+        let rc = _core.calls.dbiStat(_core.handle, try _core.dbi(database, .statistics), &stat)
+        guard rc == 0 else { throw _core.error(rc, .statistics, database) }
         return DatabaseStatistics(stat)
     }
 
@@ -153,26 +178,17 @@ extension ReadableTransaction where Self: ~Copyable {
     ///   - body: Moves the cursor and reads through it.
     /// - Returns: What `body` returns.
     public func withCursor<R>(on database: Database, _ body: (borrowing Cursor) throws -> R) throws -> R {
-        let core = _core
+        let calls = _core.calls
         var pointer: OpaquePointer?
-        let rc = core.calls.cursorOpen(core.handle, database.handle, &pointer)
-        guard rc == 0, let pointer else { throw core.error(rc, .cursor, database) }
-        defer { core.calls.cursorClose(pointer) }
-        return try body(Cursor(pointer: pointer, core: core, database: database))
+        let rc = calls.cursorOpen(_core.handle, try _core.dbi(database, .cursor), &pointer)
+        guard rc == 0, let pointer else { throw _core.error(rc, .cursor, database) }
+        defer { calls.cursorClose(pointer) }
+        return try body(Cursor(pointer: pointer, calls: calls, writeState: _core.writeState, database: database))
     }
 
     /// The ID of this transaction: for a reader, the snapshot it reads; for a writer, the
     /// ID its commit will have.
     public var transactionID: Int { _core.calls.txnID(_core.handle) }
-}
-
-extension TransactionCore {
-    /// An error for a failed call on `database`; remembers `MDB_MAP_FULL` so the write can
-    /// be retried after the map grows.
-    func error(_ rc: Int32, _ operation: LMDBError.Operation, _ database: Database) -> LMDBError {
-        if rc == MDB_MAP_FULL { writeState?.mapFull = true }
-        return LMDBError(.init(rawValue: rc), operation: operation, context: "database \"\(database.name)\"")
-    }
 }
 
 extension MDB_val {

@@ -26,6 +26,8 @@ final class TransactionGate: @unchecked Sendable {
     private var active = 0
     private var exclusiveHeld = false
     private var closed = false
+    /// Why later transactions are refused once closed.
+    private var closedReason = LMDBError.Code.environmentClosed
     /// The threads that hold transactions, with what they hold. Few at a time, so a
     /// linear scan beats hashing.
     private var threads: [(thread: UInt, state: ThreadState)] = []
@@ -76,7 +78,7 @@ final class TransactionGate: @unchecked Sendable {
         while exclusiveHeld && state(of: thread) == nil && !closed {
             pthread_cond_wait(changed, mutex)
         }
-        if closed { throw LMDBError(.environmentClosed, operation: operation) }
+        if closed { throw LMDBError(closedReason, operation: operation) }
         var held = state(of: thread) ?? ThreadState()
         if writing && held.writing { throw LMDBError(.nestedWrite, operation: operation) }
         held.transactions += 1
@@ -117,7 +119,7 @@ final class TransactionGate: @unchecked Sendable {
         while exclusiveHeld { pthread_cond_wait(changed, mutex) }
         if closed && !closing {
             pthread_mutex_unlock(mutex)
-            throw LMDBError(.environmentClosed, operation: operation)
+            throw LMDBError(closedReason, operation: operation)
         }
         exclusiveHeld = true
         while active > 0 { pthread_cond_wait(changed, mutex) }
@@ -131,6 +133,15 @@ final class TransactionGate: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
         }
         return try body()
+    }
+
+    /// Closes the gate for good because the environment became unusable; called from
+    /// inside ``exclusively(operation:closing:_:)``.
+    func markFailed() {
+        pthread_mutex_lock(mutex)
+        closed = true
+        closedReason = .environmentFailed
+        pthread_mutex_unlock(mutex)
     }
 
     /// Whether the calling thread is inside a transaction body.

@@ -9,8 +9,8 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     /// The underlying transaction; an implementation detail of the layer.
     public let _core: TransactionCore
 
-    init(handle: OpaquePointer, calls: LMDBCalls, state: WriteState) {
-        _core = TransactionCore(handle: handle, calls: calls, writeState: state)
+    init(handle: OpaquePointer, calls: LMDBCalls, state: WriteState, environment: EnvironmentIdentity) {
+        _core = TransactionCore(handle: handle, calls: calls, writeState: state, environment: environment)
     }
 
     var handle: OpaquePointer { _core.handle }
@@ -34,15 +34,15 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     public func put(
         _ value: some RawBytes, forKey key: some RawBytes, in database: Database, options: PutOptions = []
     ) throws {
-        let core = _core
+        let (handle, calls, dbi) = (_core.handle, _core.calls, try _core.dbi(database, .put))
         let rc = key.withUnsafeBytes { keyBytes in
             value.withUnsafeBytes { valueBytes in
                 var keyValue = MDB_val(keyBytes)
                 var dataValue = MDB_val(valueBytes)
-                return core.calls.put(core.handle, database.handle, &keyValue, &dataValue, options.rawValue)
+                return calls.put(handle, dbi, &keyValue, &dataValue, options.rawValue)
             }
         }
-        guard rc == 0 else { throw core.error(rc, .put, database) }
+        guard rc == 0 else { throw _core.error(rc, .put, database) }
     }
 
     /// Removes the value stored under `key`.
@@ -51,15 +51,15 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     /// - Complexity: O(log *n*).
     @discardableResult
     public func removeValue(forKey key: some RawBytes, in database: Database) throws -> Bool {
-        let core = _core
+        let (handle, calls, dbi) = (_core.handle, _core.calls, try _core.dbi(database, .delete))
         let rc = key.withUnsafeBytes { keyBytes in
             var keyValue = MDB_val(keyBytes)
-            return core.calls.delete(core.handle, database.handle, &keyValue)
+            return calls.delete(handle, dbi, &keyValue)
         }
         switch rc {
         case 0: return true
         case MDB_NOTFOUND: return false
-        default: throw core.error(rc, .delete, database)
+        default: throw _core.error(rc, .delete, database)
         }
     }
 
@@ -71,12 +71,14 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
     public func removeAll(in database: Database, range: KeyRange) throws -> Int {
         try withCursor(on: database) { cursor in
             var removed = 0
-            var found = try cursor.positionAtFirst(in: range)
-            while found, try cursor.withCurrent({ key, _ in range.isBelowUpperBound(key) }) {
+            var entry = try cursor.firstEntry(in: range, reverse: false)
+            while let (key, _) = entry, range.isBelowUpperBound(key) {
+                let deletedKey = Array(key)
                 try cursor.deleteCurrent()
                 removed += 1
-                // After a delete the cursor already rests on the following entry.
-                found = try cursor.current()
+                // Seek past the deleted key rather than trust the cursor's position: LMDB
+                // leaves it unset when the delete emptied the tree.
+                entry = try cursor.entry(atLeast: deletedKey)
             }
             return removed
         }
@@ -84,8 +86,7 @@ public struct WriteTransaction: ~Copyable, ReadableTransaction {
 
     /// Removes every entry of `database`, keeping the database itself.
     public func removeAll(in database: Database) throws {
-        let core = _core
-        let rc = core.calls.drop(core.handle, database.handle, delete: false)
-        guard rc == 0 else { throw core.error(rc, .clear, database) }
+        let rc = _core.calls.drop(_core.handle, try _core.dbi(database, .clear), delete: false)
+        guard rc == 0 else { throw _core.error(rc, .clear, database) }
     }
 }
