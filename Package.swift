@@ -15,6 +15,7 @@ let package = Package(
     ],
     products: [
         .library(name: "LMDB", targets: ["LMDB"]),
+        .library(name: "QuireCore", targets: ["QuireCore"]),
         .executable(name: "quire", targets: ["quire"]),
     ],
     targets: [
@@ -28,9 +29,13 @@ let package = Package(
         // Storage layer: the only module that calls `mdb_*`.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
 
+        // Replication core: identities, clocks, version vectors, encodings and the CRDTs.
+        // Pure Swift, no I/O, no LMDB — it is fuzzed and tested on its own.
+        .target(name: "QuireCore"),
+
         // The command-line tool: argument parsing and commands live in a library so
         // tests can drive them; `quire` is a three-line `main`.
-        .target(name: "QuireTool", dependencies: ["LMDB"]),
+        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore"]),
         .executableTarget(name: "quire", dependencies: ["QuireTool"]),
 
         // Shared by the test targets: temporary directories, locating built products,
@@ -39,6 +44,10 @@ let package = Package(
         .testTarget(
             name: "LMDBTests",
             dependencies: ["LMDB", "QuireTestSupport", "lmdb-test-writer"]
+        ),
+        .testTarget(
+            name: "QuireCoreTests",
+            dependencies: ["QuireCore", "QuireTestSupport"]
         ),
         .testTarget(
             name: "QuireToolTests",

@@ -1,0 +1,117 @@
+/// Reads what ``ByteWriter`` wrote, checking every length against the bytes that remain,
+/// so malformed or hostile input throws a ``DecodingError`` instead of crashing or
+/// allocating without bound.
+public struct ByteReader: Sendable {
+    private let bytes: [UInt8]
+    /// The offset of the next byte to read.
+    public private(set) var offset: Int
+
+    /// Creates a reader over `bytes`.
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        self.offset = 0
+    }
+
+    /// The number of bytes not yet read.
+    public var remaining: Int { bytes.count - offset }
+
+    /// Whether every byte has been read.
+    public var isAtEnd: Bool { offset == bytes.count }
+
+    /// Reads one byte.
+    public mutating func readByte(_ what: @autoclosure () -> String = "byte") throws(DecodingError) -> UInt8 {
+        guard offset < bytes.count else { throw DecodingError.truncated(what(), at: offset) }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// Reads an unsigned LEB128 integer of at most 10 bytes.
+    public mutating func readVarint(_ what: @autoclosure () -> String = "integer") throws(DecodingError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        let start = offset
+        while true {
+            guard offset < bytes.count else { throw DecodingError.truncated(what(), at: start) }
+            let byte = bytes[offset]
+            offset += 1
+            if shift == 63 && byte > 1 { throw DecodingError.malformed("\(what()) overflows 64 bits", at: start) }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw DecodingError.malformed("\(what()) is longer than 10 bytes", at: start) }
+        }
+    }
+
+    /// Reads a zigzag-encoded signed integer.
+    public mutating func readSignedVarint(_ what: @autoclosure () -> String = "integer") throws(DecodingError) -> Int64 {
+        let raw = try readVarint(what())
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// Reads a count and checks it against a limit and against the bytes left, given the
+    /// smallest encoded size of one element, before anything is allocated for it.
+    public mutating func readCount(
+        _ what: @autoclosure () -> String, limit: Int, minimumElementSize: Int = 1
+    ) throws(DecodingError) -> Int {
+        let start = offset
+        let raw = try readVarint(what())
+        guard raw <= UInt64(limit) else {
+            throw DecodingError.malformed("\(what()) \(raw) exceeds the limit \(limit)", at: start)
+        }
+        let count = Int(raw)
+        guard count.multipliedReportingOverflow(by: max(minimumElementSize, 0)).partialValue <= remaining else {
+            throw DecodingError.truncated("\(count) × \(what())", at: start)
+        }
+        return count
+    }
+
+    /// Reads `count` raw bytes.
+    public mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String = "bytes") throws(DecodingError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else { throw DecodingError.truncated(what(), at: offset) }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+
+    /// Reads a length-prefixed byte string of at most `limit` bytes.
+    public mutating func readLengthPrefixed(_ what: @autoclosure () -> String, limit: Int = .max) throws(DecodingError) -> ArraySlice<UInt8> {
+        let count = try readCount(what(), limit: limit)
+        return try readBytes(count, what())
+    }
+
+    /// Reads a length-prefixed UTF-8 string, which must be valid UTF-8.
+    public mutating func readString(_ what: @autoclosure () -> String, limit: Int = .max) throws(DecodingError) -> String {
+        let start = offset
+        let utf8 = try readLengthPrefixed(what(), limit: limit)
+        guard let text = String(validating: utf8, as: UTF8.self) else {
+            throw DecodingError.malformed("\(what()) is not valid UTF-8", at: start)
+        }
+        return text
+    }
+}
+
+/// Input that does not decode: where, and what was wrong.
+public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The byte offset where the problem was found.
+    public var offset: Int
+    /// What was wrong, for a person.
+    public var problem: String
+
+    /// Creates an error.
+    public init(offset: Int, problem: String) {
+        self.offset = offset
+        self.problem = problem
+    }
+
+    /// The input ended while reading `what`.
+    public static func truncated(_ what: String, at offset: Int) -> DecodingError {
+        DecodingError(offset: offset, problem: "input ends inside \(what)")
+    }
+
+    /// The bytes at `offset` are not a valid `what`.
+    public static func malformed(_ problem: String, at offset: Int) -> DecodingError {
+        DecodingError(offset: offset, problem: problem)
+    }
+
+    /// `"malformed input at byte N: problem"`.
+    public var description: String { "malformed input at byte \(offset): \(problem)" }
+}

@@ -1,0 +1,76 @@
+import QuireCore
+import Testing
+
+@Suite("Binary encoding")
+struct EncodingTests {
+    @Test("varints round-trip at every width, small values in one byte")
+    func varints() throws {
+        var writer = ByteWriter()
+        let values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 35, .max - 1, .max]
+        for value in values { writer.write(varint: value) }
+        let signed: [Int64] = [0, -1, 1, -64, 63, -65, .min, .max]
+        for value in signed { writer.write(signedVarint: value) }
+        var reader = ByteReader(writer.bytes)
+        for value in values { #expect(try reader.readVarint() == value) }
+        for value in signed { #expect(try reader.readSignedVarint() == value) }
+        #expect(reader.isAtEnd)
+
+        var small = ByteWriter()
+        small.write(varint: 127)
+        small.write(signedVarint: -64)
+        #expect(small.bytes.count == 2)
+    }
+
+    @Test("truncated, overlong and overflowing varints throw")
+    func badVarints() {
+        var truncated = ByteReader([0x80, 0x80])
+        #expect(throws: DecodingError.self) { try truncated.readVarint() }
+        var overlong = ByteReader([UInt8](repeating: 0x80, count: 11) + [0])
+        #expect(throws: DecodingError.self) { try overlong.readVarint() }
+        var overflow = ByteReader([UInt8](repeating: 0xFF, count: 9) + [0x02])
+        #expect(throws: DecodingError.self) { try overflow.readVarint() }
+    }
+
+    @Test("counts are checked against the limit and the bytes left before allocating")
+    func counts() throws {
+        var writer = ByteWriter()
+        writer.write(varint: 1_000_000)
+        var reader = ByteReader(writer.bytes)
+        do {
+            _ = try reader.readCount("items", limit: 10)
+            Issue.record("a count over the limit was accepted")
+        } catch {
+            #expect(error.description.contains("exceeds the limit"))
+        }
+        var short = ByteReader(writer.bytes)
+        #expect(throws: DecodingError.self) { try short.readCount("items", limit: .max, minimumElementSize: 1) }
+    }
+
+    @Test("strings must be valid UTF-8")
+    func strings() throws {
+        var writer = ByteWriter()
+        writer.write(string: "Chapter 1 — 😀")
+        writer.write(lengthPrefixed: [0xC3, 0x28])
+        var reader = ByteReader(writer.bytes)
+        #expect(try reader.readString("name") == "Chapter 1 — 😀")
+        #expect(throws: DecodingError.self) { try reader.readString("name") }
+    }
+
+    @Test("version vectors record runs, merge and compare")
+    func versionVectors() {
+        let a = ReplicaID(1), b = ReplicaID(2)
+        var left = VersionVector()
+        left.record(OperationID(replica: a, counter: 0), count: 5)
+        #expect(left[a] == 5)
+        #expect(left.contains(OperationID(replica: a, counter: 4)))
+        #expect(!left.contains(OperationID(replica: a, counter: 5)))
+        var right = VersionVector([b: 3, a: 2])
+        #expect(!left.includes(right))
+        right.formUnion(left)
+        #expect(right == VersionVector([a: 5, b: 3]))
+        #expect(right.includes(left))
+        #expect(right.operationCount == 8)
+        #expect(Timestamp(lamport: 3, replica: b) > Timestamp(lamport: 3, replica: a))
+        #expect(Timestamp(lamport: 4, replica: a) > Timestamp(lamport: 3, replica: b))
+    }
+}
