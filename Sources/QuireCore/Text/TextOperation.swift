@@ -1,0 +1,150 @@
+/// One replicated change to a text: a run of inserted characters or a run of deletions.
+///
+/// Operations are what replicas exchange. Every character inserted and every character
+/// deleted is one operation with its own ``OperationID``; consecutive ones of a replica
+/// travel as one run.
+public enum TextOperation: Hashable, Sendable {
+    /// Characters inserted one after another.
+    case insert(TextInsertion)
+    /// Characters deleted.
+    case delete(TextDeletion)
+
+    /// The ID of the first operation of the run.
+    public var id: OperationID {
+        switch self {
+        case .insert(let insertion): insertion.id
+        case .delete(let deletion): deletion.id
+        }
+    }
+
+    /// The number of operations in the run (characters inserted or deleted).
+    public var length: Int {
+        switch self {
+        case .insert(let insertion): insertion.length
+        case .delete(let deletion): deletion.length
+        }
+    }
+
+    /// The first `count` operations of the run.
+    func prefix(_ count: Int) -> TextOperation {
+        switch self {
+        case .insert(let insertion):
+            var run = insertion.asRun()
+            _ = run.split(at: count)
+            return .insert(TextInsertion(id: insertion.id, originLeft: insertion.originLeft,
+                                         rightParent: insertion.rightParent, utf8: run.utf8, length: run.length))
+        case .delete(let deletion):
+            return .delete(TextDeletion(id: deletion.id, target: deletion.target, length: count, isBackward: deletion.isBackward))
+        }
+    }
+
+    /// The run without its first `count` operations (which a replica already has).
+    func droppingFirst(_ count: Int) -> TextOperation {
+        switch self {
+        case .insert(let insertion): .insert(insertion.droppingFirst(count))
+        case .delete(let deletion): .delete(deletion.droppingFirst(count))
+        }
+    }
+}
+
+/// Characters inserted one after another by one replica: the first after `originLeft`,
+/// each next one right after its predecessor, all with the same `rightParent`.
+public struct TextInsertion: Hashable, Sendable {
+    /// The ID of the first character; character `k` has `id.counter + k`.
+    public var id: OperationID
+    /// The visible character the first one was typed after; `nil` at the start.
+    public var originLeft: OperationID?
+    /// The characters' right parent (FugueMax): the item that followed the insertion point
+    /// when it was made; `nil` for the end.
+    public var rightParent: OperationID?
+    /// The characters, in UTF-8.
+    public var utf8: [UInt8]
+    /// The number of characters (Unicode scalars).
+    public var length: Int
+
+    /// Creates an insertion of `text`.
+    public init(id: OperationID, originLeft: OperationID?, rightParent: OperationID?, text: String) {
+        self.id = id
+        self.originLeft = originLeft
+        self.rightParent = rightParent
+        self.utf8 = Array(text.utf8)
+        self.length = text.unicodeScalars.count
+    }
+
+    init(id: OperationID, originLeft: OperationID?, rightParent: OperationID?, utf8: [UInt8], length: Int) {
+        self.id = id
+        self.originLeft = originLeft
+        self.rightParent = rightParent
+        self.utf8 = utf8
+        self.length = length
+    }
+
+    /// The inserted text.
+    public var text: String { String(decoding: utf8, as: UTF8.self) }
+
+    /// The ID of the last character.
+    var lastID: OperationID { id.advanced(by: UInt64(length - 1)) }
+
+    func droppingFirst(_ count: Int) -> TextInsertion {
+        var run = asRun()
+        let rest = run.split(at: count)
+        return TextInsertion(id: rest.firstID, originLeft: rest.originLeft, rightParent: rightParent, utf8: rest.utf8, length: rest.length)
+    }
+
+    func asRun() -> TextRun {
+        TextRun(replica: id.replica, counter: id.counter, length: length,
+                utf16Count: TextRun.utf16Count(of: utf8), originLeft: originLeft,
+                rightParent: rightParent, isDeleted: false, utf8: utf8)
+    }
+}
+
+/// Characters deleted by one replica: operation `id.counter + k` deletes the item
+/// `target.counter + k` (forwards, as the Delete key does) or `target.counter − k`
+/// (backwards, as Backspace does).
+public struct TextDeletion: Hashable, Sendable {
+    /// The ID of the first deletion.
+    public var id: OperationID
+    /// The item the first deletion removes.
+    public var target: OperationID
+    /// The number of deletions.
+    public var length: Int
+    /// Whether successive deletions remove successively earlier items.
+    public var isBackward: Bool
+
+    /// Creates a deletion run.
+    public init(id: OperationID, target: OperationID, length: Int, isBackward: Bool = false) {
+        self.id = id
+        self.target = target
+        self.length = length
+        self.isBackward = isBackward
+    }
+
+    /// The deleted items as one forward range: its first item and length.
+    var targetRange: (first: OperationID, count: Int) {
+        isBackward ? (OperationID(replica: target.replica, counter: target.counter - UInt64(length - 1)), length) : (target, length)
+    }
+
+    func droppingFirst(_ count: Int) -> TextDeletion {
+        TextDeletion(
+            id: id.advanced(by: UInt64(count)),
+            target: OperationID(
+                replica: target.replica,
+                counter: isBackward ? target.counter - UInt64(count) : target.counter + UInt64(count)),
+            length: length - count, isBackward: isBackward)
+    }
+
+    /// `self` extended by `next` when `next` continues it: following IDs, next targets.
+    func extended(by next: TextDeletion) -> TextDeletion? {
+        guard next.id == id.advanced(by: UInt64(length)), next.target.replica == target.replica, !next.isBackward
+        else { return nil }
+        if !isBackward, next.target.counter == target.counter + UInt64(length) {
+            return TextDeletion(id: id, target: target, length: length + next.length)
+        }
+        // Backspace: each deletion removes the item before the previous one.
+        let lastTarget = isBackward ? target.counter - UInt64(length - 1) : target.counter
+        if (isBackward || length == 1), next.length == 1, lastTarget > 0, next.target.counter == lastTarget - 1 {
+            return TextDeletion(id: id, target: target, length: length + 1, isBackward: true)
+        }
+        return nil
+    }
+}
