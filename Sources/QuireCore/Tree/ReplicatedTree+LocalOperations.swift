@@ -1,0 +1,138 @@
+extension ReplicatedTree {
+    /// Creates a node under `parent`: a move of a new ID, named after this operation.
+    ///
+    /// ```swift
+    /// let chapter = try tree.create(under: drafts, metadata: Array("Chapter 1".utf8))
+    /// send(chapter)              // the operation, for the other replicas
+    /// tree.parent(of: chapter.node) == drafts
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - parent: The new node's parent; must be in the tree.
+    ///   - index: Its place among the parent's children, `0...childCount`; `nil` for last.
+    ///   - metadata: Application data for the node.
+    /// - Returns: The operation, to send to the other replicas.
+    /// - Throws: ``TreeError`` when the parent is unknown or the index out of range.
+    /// - Complexity: O(*k* + log *n*) for *k* siblings; never undoes anything.
+    @discardableResult
+    public mutating func create(
+        under parent: NodeID, at index: Int? = nil, metadata: [UInt8] = []
+    ) throws(TreeError) -> TreeOperation {
+        let node = NodeID(OperationID(replica: replica, counter: nextCounter))
+        return try localMove(node, to: parent, at: index, metadata: metadata, creating: true)
+    }
+
+    /// Moves `node` under `parent` at sibling `index` (a move, a reorder, or both).
+    ///
+    /// - Parameters:
+    ///   - node: The node to move; must be in the tree and not fixed.
+    ///   - parent: The new parent; must be in the tree and not inside `node`'s subtree.
+    ///   - index: The place among the new siblings (not counting `node` itself),
+    ///     `0...count`; `nil` for last.
+    ///   - metadata: New metadata, or `nil` to keep the current one.
+    /// - Returns: The operation, to send to the other replicas.
+    /// - Throws: ``TreeError/cycle(node:parent:)`` when `parent` is inside `node`'s
+    ///   subtree; ``TreeError/unknownNode(_:)``, ``TreeError/fixedNode(_:)``,
+    ///   ``TreeError/indexOutOfRange(_:count:)``.
+    /// - Complexity: O(*k* + *d*) for *k* siblings and depth *d* of `parent`.
+    @discardableResult
+    public mutating func move(
+        _ node: NodeID, to parent: NodeID, at index: Int? = nil, metadata: [UInt8]? = nil
+    ) throws(TreeError) -> TreeOperation {
+        try localMove(node, to: parent, at: index, metadata: metadata, creating: false)
+    }
+
+    /// Replaces `node`'s metadata (a rename), keeping its parent and position.
+    ///
+    /// Like every tree operation this is a whole move: if another replica concurrently
+    /// moves the node, the later of the two decides both place and metadata.
+    ///
+    /// - Throws: ``TreeError/unknownNode(_:)`` or ``TreeError/fixedNode(_:)``.
+    @discardableResult
+    public mutating func rename(_ node: NodeID, metadata: [UInt8]) throws(TreeError) -> TreeOperation {
+        let index = try existingMovable(node)
+        let state = nodes[Int(index)]
+        return try appendLocal(node: index, parent: state.parent, position: state.position, metadata: metadata)
+    }
+
+    /// Deletes `node` with its subtree: moves it, last, under ``NodeID/deletedRoot``.
+    /// Nothing is destroyed; ``restore(_:to:at:)`` brings it back.
+    ///
+    /// - Throws: ``TreeError/unknownNode(_:)`` or ``TreeError/fixedNode(_:)``.
+    @discardableResult
+    public mutating func delete(_ node: NodeID) throws(TreeError) -> TreeOperation {
+        try move(node, to: .deletedRoot)
+    }
+
+    /// Restores a deleted `node` (or moves any node) under `parent`.
+    ///
+    /// - Throws: As ``move(_:to:at:metadata:)``.
+    @discardableResult
+    public mutating func restore(_ node: NodeID, to parent: NodeID, at index: Int? = nil) throws(TreeError) -> TreeOperation {
+        try move(node, to: parent, at: index)
+    }
+
+    // MARK: Internals
+
+    private func existingMovable(_ node: NodeID) throws(TreeError) -> Int32 {
+        guard let index = indexOf[node], contains(index) else { throw .unknownNode(node) }
+        guard index > Self.deletedRootIndex else { throw .fixedNode(node) }
+        return index
+    }
+
+    private mutating func localMove(
+        _ node: NodeID, to parent: NodeID, at index: Int?, metadata: [UInt8]?, creating: Bool
+    ) throws(TreeError) -> TreeOperation {
+        guard let parentIndex = indexOf[parent], contains(parentIndex) else { throw .unknownNode(parent) }
+        var nodeIndex: Int32 = -1
+        if !creating {
+            nodeIndex = try existingMovable(node)
+            guard !isAncestor(nodeIndex, of: parentIndex) else { throw .cycle(node: node, parent: parent) }
+        }
+        // The new siblings, not counting the node itself.
+        let siblings = children[Int(parentIndex)]
+        let selfPlace = nodeIndex >= 0 && nodes[Int(nodeIndex)].parent == parentIndex
+            ? siblings.firstIndex(of: nodeIndex) : nil
+        let count = siblings.count - (selfPlace == nil ? 0 : 1)
+        let target = index ?? count
+        guard target >= 0 && target <= count else { throw .indexOutOfRange(target, count: count) }
+        func sibling(_ place: Int) -> Int32 {
+            if let selfPlace, place >= selfPlace { return siblings[place + 1] }
+            return siblings[place]
+        }
+        let lower = target > 0 ? nodes[Int(sibling(target - 1))].position : nil
+        var upper: PositionKey? = nil
+        var place = target
+        while place < count {
+            let key = nodes[Int(sibling(place))].position
+            if lower.map({ PositionKey.compare($0.bytes, key.bytes) < 0 }) ?? true { upper = key; break }
+            place += 1
+        }
+        let position = PositionKey.between(lower, and: upper, using: &random)
+        guard position.bytes.count <= PositionKey.maximumLength else {
+            throw .positionKeyTooLong(position.bytes.count)
+        }
+        if creating { nodeIndex = intern(node) }
+        let newMetadata = metadata ?? nodes[Int(nodeIndex)].metadata
+        return try appendLocal(node: nodeIndex, parent: parentIndex, position: position, metadata: newMetadata)
+    }
+
+    /// Appends a local operation, which is newer than everything seen, so it is done
+    /// directly: nothing is undone.
+    private mutating func appendLocal(
+        node: Int32, parent: Int32, position: PositionKey, metadata: [UInt8]
+    ) throws(TreeError) -> TreeOperation {
+        clock += 1
+        let operation = TreeOperation(
+            id: OperationID(replica: replica, counter: nextCounter), lamport: clock,
+            node: ids[Int(node)], parent: ids[Int(parent)], position: position, metadata: metadata)
+        nextCounter += 1
+        session?.noteChange(at: log.count)
+        log.append(LogEntry(
+            operation: operation, node: node, parent: parent, old: .detached, applied: false,
+            flags: session == nil ? [] : [.dirty, .inserted]))
+        perform(log.count - 1)
+        settleChildren()
+        return operation
+    }
+}
