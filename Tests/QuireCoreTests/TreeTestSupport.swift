@@ -41,7 +41,9 @@ func treeInvariantViolations(_ tree: ReplicatedTree, allowingMissingAncestors: B
     let all = tree.nodeIDs
     if all.count != tree.nodeCount { problems.append("nodeCount \(tree.nodeCount) but \(all.count) nodes") }
     var listed: [NodeID: Int] = [:]
-    for parent in all + [.root, .deletedRoot] {
+    // Parents not yet in the tree (their creation has not arrived) hold children too.
+    let parents = Set(all + [.root, .deletedRoot] + all.compactMap { tree.parent(of: $0) })
+    for parent in parents {
         let children = tree.children(of: parent)
         for child in children {
             listed[child, default: 0] += 1
