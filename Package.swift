@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .library(name: "LMDB", targets: ["LMDB"]),
         .library(name: "QuireCore", targets: ["QuireCore"]),
+        .library(name: "Quire", targets: ["Quire"]),
         .executable(name: "quire", targets: ["quire"]),
     ],
     targets: [
@@ -33,9 +34,12 @@ let package = Package(
         // Pure Swift, no I/O, no LMDB — it is fuzzed and tested on its own.
         .target(name: "QuireCore"),
 
+        // Object store: the replication core persisted through the storage layer.
+        .target(name: "Quire", dependencies: ["LMDB", "QuireCore"]),
+
         // The command-line tool: argument parsing and commands live in a library so
         // tests can drive them; `quire` is a three-line `main`.
-        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore"]),
+        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore", "Quire"]),
         .executableTarget(name: "quire", dependencies: ["QuireTool"]),
 
         // Shared by the test targets: temporary directories, locating built products,
@@ -48,6 +52,10 @@ let package = Package(
         .testTarget(
             name: "QuireCoreTests",
             dependencies: ["QuireCore", "QuireTestSupport"]
+        ),
+        .testTarget(
+            name: "QuireTests",
+            dependencies: ["Quire", "QuireTestSupport"]
         ),
         .testTarget(
             name: "QuireToolTests",

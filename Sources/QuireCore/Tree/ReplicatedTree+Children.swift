@@ -1,7 +1,7 @@
 extension ReplicatedTree {
     /// Whether child `a` sorts before child `b`: by position key, then last move.
     @inline(__always)
-    static func childPrecedes(_ a: NodeState, _ b: NodeState) -> Bool {
+    static func childPrecedes(_ a: TreeNodeState, _ b: TreeNodeState) -> Bool {
         let order = PositionKey.compare(a.position.bytes, b.position.bytes)
         return order != 0 ? order < 0 : a.lastMove < b.lastMove
     }
@@ -54,7 +54,7 @@ extension ReplicatedTree {
     }
 
     /// Where a child with `state` goes in the ordered `siblings`: binary search.
-    func insertionIndex(of state: NodeState, among siblings: [Int32]) -> Int {
+    func insertionIndex(of state: TreeNodeState, among siblings: [Int32]) -> Int {
         var low = 0, high = siblings.count
         while low < high {
             let middle = (low + high) / 2

@@ -128,7 +128,7 @@ extension ReplicatedTree {
             node: ids[Int(node)], parent: ids[Int(parent)], position: position, metadata: metadata)
         nextCounter += 1
         session?.noteChange(at: log.count)
-        log.append(LogEntry(
+        log.append(TreeLogEntry(
             operation: operation, node: node, parent: parent, old: .detached, applied: false,
             flags: session == nil ? [] : [.dirty, .inserted]))
         perform(log.count - 1)

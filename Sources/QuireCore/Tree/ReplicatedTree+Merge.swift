@@ -30,14 +30,14 @@ extension ReplicatedTree {
         }
         incoming.sort { $0.timestamp < $1.timestamp }
         // Drop duplicates within the batch and of what the log holds.
-        var fresh: [LogEntry] = []
+        var fresh: [TreeLogEntry] = []
         fresh.reserveCapacity(incoming.count)
         for operation in incoming {
             let timestamp = operation.timestamp
             if let last = fresh.last, last.timestamp == timestamp { report.duplicates += 1; continue }
             let found = logIndex(atOrAfter: timestamp)
             if found < log.count && log[found].timestamp == timestamp { report.duplicates += 1; continue }
-            fresh.append(LogEntry(
+            fresh.append(TreeLogEntry(
                 operation: operation, node: intern(operation.node), parent: intern(operation.parent),
                 old: .detached, applied: false, flags: session == nil ? [] : [.dirty, .inserted]))
             if operation.lamport > clock { clock = operation.lamport }
@@ -125,7 +125,7 @@ extension ReplicatedTree {
         touch(node)
         log[index].old = current
         let operation = log[index].operation
-        nodes[Int(node)] = NodeState(
+        nodes[Int(node)] = TreeNodeState(
             parent: parent, position: operation.position, metadata: operation.metadata,
             lastMove: operation.timestamp)
         return true

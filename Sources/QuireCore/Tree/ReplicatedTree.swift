@@ -43,11 +43,11 @@ public struct ReplicatedTree: Sendable {
     // Node table, by dense index. 0 is the root, 1 the deleted-root.
     var ids: [NodeID]
     var indexOf: [NodeID: Int32]
-    var nodes: [NodeState]
+    var nodes: [TreeNodeState]
     /// Per parent, its children in order (position, last move).
     var children: [[Int32]]
     /// The operation log, in timestamp order.
-    var log: [LogEntry]
+    var log: [TreeLogEntry]
     var random: TreeRandom
     var attachedCount = 0
 
@@ -55,8 +55,8 @@ public struct ReplicatedTree: Sendable {
     // state before, and the same since the change session began.
     var operationMark: [UInt32]
     var operationEpoch: UInt32 = 1
-    var operationTouched: [(node: Int32, before: NodeState)] = []
-    var session: ChangeSession?
+    var operationTouched: [(node: Int32, before: TreeNodeState)] = []
+    var session: TreeChangeSession?
 
     static let rootIndex: Int32 = 0
     static let deletedRootIndex: Int32 = 1

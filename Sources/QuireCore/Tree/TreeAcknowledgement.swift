@@ -64,10 +64,12 @@ extension ReplicatedTree {
     ///   - acknowledgements: One per other replica known to exist (this replica's own
     ///     future operations always sort last and need none).
     ///   - received: The operations this replica holds, per replica.
-    /// - Returns: The number of entries dropped.
+    /// - Returns: The number of entries dropped (0 inside a persisted tree's
+    ///   `perform` body, where truncation waits for the next call outside it).
     /// - Complexity: O(*n*) for *n* log entries.
     @discardableResult
     public mutating func truncateLog(acknowledgements: [TreeAcknowledgement], received: VersionVector) -> Int {
+        guard session == nil else { return 0 }
         let count = truncatableCount(acknowledgements: acknowledgements, received: received)
         dropLogPrefix(count)
         return count
@@ -75,7 +77,8 @@ extension ReplicatedTree {
 
     /// Drops the `count` oldest log entries.
     package mutating func dropLogPrefix(_ count: Int) {
-        guard count > 0 else { return }
+        // Inside a change session the log indices it recorded must stay valid.
+        guard count > 0, session == nil else { return }
         truncatedThrough = log[count - 1].timestamp
         log.removeFirst(count)
     }

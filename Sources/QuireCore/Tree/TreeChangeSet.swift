@@ -42,18 +42,19 @@ package struct TreeChangeSet: Sendable {
     package var logEntries: [TreeLogRecord] = []
     package var clock: UInt64 = 0
     package var nextCounter: UInt64 = 0
+    package var truncatedThrough: Timestamp?
 }
 
 /// The bookkeeping of an open change session.
-struct ChangeSession: Sendable {
+struct TreeChangeSession: Sendable {
     var mark: [Bool]
-    var touched: [(node: Int32, before: NodeState)] = []
+    var touched: [(node: Int32, before: TreeNodeState)] = []
     var lowestChange: Int
     let savedClock: UInt64
     let savedCounter: UInt64
 
     @inline(__always)
-    mutating func touch(_ node: Int32, before: NodeState) {
+    mutating func touch(_ node: Int32, before: TreeNodeState) {
         if !mark[Int(node)] {
             mark[Int(node)] = true
             touched.append((node, before))
@@ -71,7 +72,7 @@ extension ReplicatedTree {
     /// write transaction and then kept (``commitChanges()``) or rolled back
     /// (``revertChanges()``).
     package mutating func beginChanges() {
-        session = ChangeSession(
+        session = TreeChangeSession(
             mark: Array(repeating: false, count: nodes.count), lowestChange: log.count,
             savedClock: clock, savedCounter: nextCounter)
     }
@@ -81,7 +82,7 @@ extension ReplicatedTree {
     /// - Complexity: O(*t* + *s*) for *t* touched nodes and *s* log entries at or after
     ///   the oldest change.
     package func pendingChanges() -> TreeChangeSet {
-        var changes = TreeChangeSet(clock: clock, nextCounter: nextCounter)
+        var changes = TreeChangeSet(clock: clock, nextCounter: nextCounter, truncatedThrough: truncatedThrough)
         guard let session else { return changes }
         for (node, before) in session.touched {
             let after = nodes[Int(node)]
@@ -119,7 +120,7 @@ extension ReplicatedTree {
             undo(index)
         }
         if start < log.count {
-            var kept: [LogEntry] = []
+            var kept: [TreeLogEntry] = []
             kept.reserveCapacity(log.count - start)
             for entry in log[start...] where !entry.flags.contains(.inserted) {
                 var entry = entry
@@ -134,14 +135,14 @@ extension ReplicatedTree {
         settleChildren()
     }
 
-    func record(_ state: NodeState) -> TreeNodeRecord? {
+    func record(_ state: TreeNodeState) -> TreeNodeRecord? {
         guard state.parent >= 0 else { return nil }
         return TreeNodeRecord(
             parent: ids[Int(state.parent)], position: state.position, metadata: state.metadata,
             lastMove: state.lastMove)
     }
 
-    func record(_ entry: LogEntry) -> TreeLogRecord {
+    func record(_ entry: TreeLogEntry) -> TreeLogRecord {
         TreeLogRecord(operation: entry.operation, applied: entry.applied, old: record(entry.old))
     }
 
@@ -172,9 +173,9 @@ extension ReplicatedTree {
         self.clock = clock
         self.nextCounter = nextCounter
         self.truncatedThrough = truncatedThrough
-        func state(_ record: TreeNodeRecord?) -> NodeState {
+        func state(_ record: TreeNodeRecord?) -> TreeNodeState {
             guard let record else { return .detached }
-            return NodeState(
+            return TreeNodeState(
                 parent: intern(record.parent), position: record.position, metadata: record.metadata,
                 lastMove: record.lastMove)
         }
@@ -185,7 +186,7 @@ extension ReplicatedTree {
         }
         log.reserveCapacity(entries.count)
         for entry in entries {
-            log.append(LogEntry(
+            log.append(TreeLogEntry(
                 operation: entry.operation, node: intern(entry.operation.node),
                 parent: intern(entry.operation.parent), old: state(entry.old), applied: entry.applied, flags: []))
         }

@@ -1,5 +1,5 @@
 /// One node's state inside the tree, by dense index: what an undo restores.
-struct NodeState: Sendable {
+struct TreeNodeState: Sendable {
     /// The parent's index, or `-1` when the node is not in the tree (never created, or
     /// its creation undone), and for the fixed nodes.
     var parent: Int32
@@ -9,19 +9,19 @@ struct NodeState: Sendable {
     /// position it orders siblings. Equal timestamps mean equal states.
     var lastMove: Timestamp
 
-    static let detached = NodeState(
+    static let detached = TreeNodeState(
         parent: -1, position: PositionKey(), metadata: [],
         lastMove: Timestamp(lamport: 0, replica: ReplicaID(0)))
 }
 
 /// One operation in the log, with what undoing it needs.
-struct LogEntry: Sendable {
+struct TreeLogEntry: Sendable {
     var operation: TreeOperation
     /// Dense indices of the moved node and the new parent.
     var node: Int32
     var parent: Int32
     /// The node's state just before this entry was (last) done.
-    var old: NodeState
+    var old: TreeNodeState
     /// Whether the move is in effect (false: it would make a cycle, or is invalid).
     var applied: Bool
     /// Change tracking for persistence (see `TreeChangeSet`).

@@ -1,0 +1,283 @@
+import LMDB
+import QuireCore
+import Synchronization
+
+/// A ``ReplicatedTree`` kept in named LMDB databases: every local change and every
+/// remote batch is one write transaction, and opening the store reads the stored state
+/// back without replaying the log.
+///
+/// ```swift
+/// let environment = try Environment(path: storePath)
+/// let tree = try PersistentTree(environment: environment, replica: myReplica)
+/// let chapter = try tree.perform { tree in
+///     let folder = try tree.create(under: .root, metadata: Array("Drafts".utf8))
+///     return try tree.create(under: folder.node, metadata: Array("Chapter 1".utf8))
+/// }
+/// try tree.apply(operationsFromPeer)          // one transaction, all or nothing
+/// let names = try tree.storedChildren(of: .root)   // a prefix scan of the children index
+/// ```
+///
+/// The whole tree state is also held in memory (the node table and the untruncated log,
+/// read once at open), so reads through ``read(_:)`` cost no I/O.
+///
+/// Thread-safety: all methods may be called from any thread; they are serialised by an
+/// internal lock, and write transactions are synchronous (LMDB's rule).
+public final class PersistentTree: Sendable {
+    /// The environment the tree lives in.
+    public let environment: Environment
+    /// The name prefix of its databases.
+    public let name: String
+    /// This replica's ID.
+    public let replica: ReplicaID
+    let layout: TreeStorageLayout
+    let state: Mutex<ReplicatedTree>
+    let injectedFailure = Mutex<Int?>(nil)
+
+    /// Opens the tree stored under `name` in `environment`, creating it when absent.
+    ///
+    /// Opening reads the node table and the (truncated) log; it does not replay any
+    /// operation.
+    ///
+    /// - Parameters:
+    ///   - environment: An open environment; its databases `<name>.log`, `.nodes`,
+    ///     `.children` and `.meta` are used.
+    ///   - replica: This replica's ID; must match the one stored, if any.
+    ///   - name: The databases' name prefix; `"tree"` by default.
+    ///   - seed: Seeds the random suffixes of position keys; `nil` for a random seed.
+    /// - Throws: ``TreeStoreError/replicaMismatch(stored:requested:)`` when the store
+    ///   belongs to another replica, ``TreeStoreError/corruptRecord(database:problem:)``
+    ///   for damaged records, ``TreeError/reservedReplica`` for replica 0, or an
+    ///   `LMDBError`.
+    /// - Complexity: O(*n* log *n* + *m*) for *n* nodes and *m* log entries.
+    public init(environment: Environment, replica: ReplicaID, name: String = "tree", seed: UInt64? = nil) throws {
+        self.environment = environment
+        self.name = name
+        self.replica = replica
+        let layout = try TreeStorageLayout(environment: environment, name: name)
+        self.layout = layout
+        let stored = try environment.read { tx -> (TreeStorageLayout.State, [(node: NodeID, record: TreeNodeRecord)], [TreeLogRecord])? in
+            guard let bytes = try tx.value(forKey: TreeStorageLayout.stateKey, in: layout.meta) else { return nil }
+            let state = try Self.decoding(layout.meta) { () throws(DecodingError) in try TreeStorageLayout.decodeState(bytes) }
+            var nodes: [(node: NodeID, record: TreeNodeRecord)] = []
+            var failure: DecodingError?
+            try tx.scan(layout.nodes) { key, value in
+                do throws(DecodingError) {
+                    guard key.count == 16 else { throw DecodingError.malformed("node key of \(key.count) bytes", at: 0) }
+                    var reader = ByteReader(Array(value))
+                    let node = Self.nodeID(fromKey: key)
+                    nodes.append((node, try TreeStorageLayout.decodeNode(from: &reader)))
+                } catch {
+                    failure = error
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw TreeStoreError.corruptRecord(database: layout.nodes.name, problem: failure.description) }
+            var log: [TreeLogRecord] = []
+            try tx.scan(layout.log) { _, value in
+                do throws(DecodingError) {
+                    log.append(try TreeStorageLayout.decodeLogEntry(Array(value)))
+                } catch {
+                    failure = error
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw TreeStoreError.corruptRecord(database: layout.log.name, problem: failure.description) }
+            return (state, nodes, log)
+        }
+        let tree: ReplicatedTree
+        if let (meta, nodes, log) = stored {
+            guard meta.replica == replica else {
+                throw TreeStoreError.replicaMismatch(stored: meta.replica, requested: replica)
+            }
+            tree = try ReplicatedTree(
+                replica: replica, clock: meta.clock, nextCounter: meta.nextCounter,
+                truncatedThrough: meta.truncatedThrough, nodes: nodes, log: log, seed: seed)
+        } else {
+            tree = try ReplicatedTree(replica: replica, seed: seed)
+            let state = TreeStorageLayout.State(replica: replica, clock: 0, nextCounter: 0, truncatedThrough: nil)
+            try environment.write { tx in
+                try tx.put(TreeStorageLayout.encode(state), forKey: TreeStorageLayout.stateKey, in: layout.meta)
+            }
+        }
+        state = Mutex(tree)
+    }
+
+    /// Reads the in-memory tree.
+    ///
+    /// ```swift
+    /// let children = tree.read { $0.children(of: .root) }
+    /// ```
+    ///
+    /// - Parameter body: Receives the tree; must not call back into this object.
+    /// - Returns: What `body` returns.
+    public func read<R: Sendable>(_ body: (ReplicatedTree) throws -> R) rethrows -> R {
+        try state.withLock { tree in try body(tree) }
+    }
+
+    /// Makes local changes in one write transaction: all of them or none.
+    ///
+    /// The body gets the tree to change with local operations (``ReplicatedTree/create(under:at:metadata:)``,
+    /// ``ReplicatedTree/move(_:to:at:metadata:)``, ``ReplicatedTree/delete(_:)`` …).
+    /// When it returns, every changed node, children-index entry and log entry is
+    /// written and committed; when it throws, or the commit fails, the in-memory tree is
+    /// rolled back to where it was and nothing is written.
+    ///
+    /// - Parameter body: Makes the changes; must not call back into this object.
+    /// - Returns: What `body` returns (typically the operations, to send to peers).
+    /// - Throws: What `body` throws, or an `LMDBError` from the write.
+    /// - Complexity: O(changes) writes, each O(log *n*).
+    public func perform<R: Sendable>(_ body: (inout ReplicatedTree) throws -> R) throws -> R {
+        try state.withLock { tree in
+            tree.beginChanges()
+            let result: R
+            do {
+                result = try body(&tree)
+            } catch {
+                tree.revertChanges()
+                throw error
+            }
+            try persist(&tree)
+            return result
+        }
+    }
+
+    /// Applies a batch of operations from other replicas in one write transaction.
+    ///
+    /// In memory the batch is undone and redone once (see ``ReplicatedTree/apply(_:)``);
+    /// then the changed nodes, children-index entries and log entries are written. If the
+    /// write fails nothing is stored and the in-memory tree is rolled back.
+    ///
+    /// - Parameter operations: Decoded operations from peers, in any order.
+    /// - Returns: What happened to them.
+    /// - Throws: An `LMDBError` from the write; the tree is then unchanged.
+    @discardableResult
+    public func apply(_ operations: [TreeOperation]) throws -> TreeMergeReport {
+        try state.withLock { tree in
+            tree.beginChanges()
+            let report = tree.apply(operations)
+            try persist(&tree)
+            return report
+        }
+    }
+
+    /// Drops the log entries no future operation can sort before (see
+    /// ``ReplicatedTree/truncateLog(acknowledgements:received:)``), in memory and on disk.
+    ///
+    /// - Returns: The number of entries dropped.
+    /// - Throws: An `LMDBError`; nothing is then dropped.
+    @discardableResult
+    public func truncateLog(acknowledgements: [TreeAcknowledgement], received: VersionVector) throws -> Int {
+        try state.withLock { tree in
+            let count = tree.truncatableCount(acknowledgements: acknowledgements, received: received)
+            guard count > 0 else { return 0 }
+            var truncated = tree
+            truncated.dropLogPrefix(count)
+            let meta = TreeStorageLayout.State(
+                replica: replica, clock: truncated.clock, nextCounter: truncated.nextCounter,
+                truncatedThrough: truncated.truncatedThrough)
+            try environment.write { tx in
+                if let lastDropped = truncated.truncatedThrough {
+                    var end = TreeStorageLayout.logKey(lastDropped)
+                    end.append(UInt8(0))  // just past the last dropped key
+                    try tx.removeAll(in: layout.log, range: .below(end))
+                }
+                try tx.put(TreeStorageLayout.encode(meta), forKey: TreeStorageLayout.stateKey, in: layout.meta)
+            }
+            tree = truncated
+            return count
+        }
+    }
+
+    /// The children of `node` in sibling order, read from the stored children index with
+    /// one prefix scan (not from memory).
+    ///
+    /// - Complexity: O(log *n* + *k*) for *k* children.
+    public func storedChildren(of node: NodeID) throws -> [NodeID] {
+        try environment.read { tx in
+            var result: [NodeID] = []
+            try tx.scan(layout.children, range: .prefix(TreeStorageLayout.childrenPrefix(node))) { key, _ in
+                guard key.count >= 32 else {
+                    throw TreeStoreError.corruptRecord(database: layout.children.name, problem: "children key of \(key.count) bytes")
+                }
+                result.append(Self.nodeID(fromKey: UnsafeRawBufferPointer(rebasing: key[(key.count - 16)...])))
+                return .continue
+            }
+            return result
+        }
+    }
+
+    /// The number of entries in the stored log.
+    public func storedLogCount() throws -> Int {
+        try environment.read { tx in try tx.count(in: layout.log) }
+    }
+
+    /// Makes the next write fail with ``InjectedFailure`` after `records` records have
+    /// been put in it, to test that an aborted batch leaves the previous state.
+    @_spi(Testing) public func failNextWrite(afterRecords records: Int) {
+        injectedFailure.withLock { $0 = records }
+    }
+
+    /// The error ``failNextWrite(afterRecords:)`` throws.
+    @_spi(Testing) public struct InjectedFailure: Error, Equatable {}
+
+    // MARK: Internals
+
+    /// Writes the open change session in one transaction, then keeps or reverts it.
+    private func persist(_ tree: inout ReplicatedTree) throws {
+        let changes = tree.pendingChanges()
+        let failAfter = injectedFailure.withLock { value -> Int? in
+            defer { value = nil }
+            return value
+        }
+        do {
+            try environment.write { tx in try write(changes, in: tx, failingAfter: failAfter) }
+        } catch {
+            tree.revertChanges()
+            throw error
+        }
+        tree.commitChanges()
+    }
+
+    private func write(_ changes: TreeChangeSet, in tx: borrowing WriteTransaction, failingAfter limit: Int?) throws {
+        var written = 0
+        func count() throws {
+            written += 1
+            if let limit, written > limit { throw InjectedFailure() }
+        }
+        var writer = ByteWriter()
+        for change in changes.nodes {
+            if let before = change.before {
+                try tx.removeValue(forKey: TreeStorageLayout.childKey(change.node, before), in: layout.children)
+            }
+            if let after = change.after {
+                writer = ByteWriter()
+                TreeStorageLayout.encode(after, into: &writer)
+                try tx.put(writer.bytes, forKey: TreeStorageLayout.nodeKey(change.node), in: layout.nodes)
+                try tx.put([], forKey: TreeStorageLayout.childKey(change.node, after), in: layout.children)
+            } else {
+                try tx.removeValue(forKey: TreeStorageLayout.nodeKey(change.node), in: layout.nodes)
+            }
+            try count()
+        }
+        for entry in changes.logEntries {
+            try tx.put(TreeStorageLayout.encode(entry), forKey: TreeStorageLayout.logKey(entry.operation.timestamp), in: layout.log)
+            try count()
+        }
+        try tx.put(TreeStorageLayout.encode(TreeStorageLayout.State(
+            replica: replica, clock: changes.clock, nextCounter: changes.nextCounter,
+            truncatedThrough: changes.truncatedThrough)), forKey: TreeStorageLayout.stateKey, in: layout.meta)
+    }
+
+    static func nodeID(fromKey key: UnsafeRawBufferPointer) -> NodeID {
+        var replica: UInt64 = 0, counter: UInt64 = 0
+        for index in 0..<8 { replica = replica << 8 | UInt64(key[index]) }
+        for index in 8..<16 { counter = counter << 8 | UInt64(key[index]) }
+        return NodeID(replica: ReplicaID(replica), counter: counter)
+    }
+
+    private static func decoding<T>(_ database: Database, _ body: () throws(DecodingError) -> T) throws -> T {
+        do { return try body() } catch { throw TreeStoreError.corruptRecord(database: database.name, problem: error.description) }
+    }
+}
