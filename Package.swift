@@ -27,6 +27,13 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
 
+        // zlib, for gzip-compressed traces and deflated delta files.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+
         // Storage layer: the only module that calls `mdb_*`.
         .target(name: "LMDB", dependencies: ["CLMDB"]),
 
@@ -39,7 +46,7 @@ let package = Package(
 
         // The command-line tool: argument parsing and commands live in a library so
         // tests can drive them; `quire` is a three-line `main`.
-        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore", "Quire"]),
+        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore", "Quire", "CZlib"]),
         .executableTarget(name: "quire", dependencies: ["QuireTool"]),
 
         // Shared by the test targets: temporary directories, locating built products,

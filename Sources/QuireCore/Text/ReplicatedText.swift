@@ -21,21 +21,67 @@
 public final class ReplicatedText {
     /// The replica whose local edits this instance makes.
     public let replica: ReplicaID
-    /// Every operation integrated so far.
-    public private(set) var version = VersionVector()
 
     var tree = RunTree()
-    /// Each replica's operations, in counter order, runs merged.
-    var log: [ReplicaID: [TextOperation]] = [:]
-    /// Remote operations waiting for their dependencies, per replica, in counter order.
+    /// This replica's agent number in `tree`.
+    let localAgent: Int32
+    /// Agent → its operations in counter order, runs merged.
+    var logs: [[LogEntry]] = []
+    /// Agent → the next counter expected (the number of its operations integrated).
+    var nextCounter: [UInt64] = []
+    /// Remote operations waiting for their dependencies, per replica.
     private var pending: [ReplicaID: [TextOperation]] = [:]
 
     /// Creates an empty text edited as `replica`.
     public init(replica: ReplicaID) {
         self.replica = replica
+        localAgent = tree.agent(for: replica)
+        logs = [[]]
+        nextCounter = [0]
+    }
+
+    /// A text assembled from decoded state; the caller has validated the parts.
+    init(replica: ReplicaID, replicas: [ReplicaID], content: [[UInt8]], runs: [TextRun], logs: [[LogEntry]], counters: [UInt64]) {
+        self.replica = replica
+        self.tree = RunTree.bulkLoaded(runs, replicas: replicas, content: content)
+        self.logs = logs
+        self.nextCounter = counters
+        self.localAgent = tree.agent(for: replica)
+        while self.logs.count <= Int(localAgent) {
+            self.logs.append([])
+            self.nextCounter.append(0)
+        }
+    }
+
+    /// Every operation integrated so far.
+    public var version: VersionVector {
+        var counters: [ReplicaID: UInt64] = [:]
+        for (agent, counter) in nextCounter.enumerated() where counter > 0 {
+            counters[tree.replicas[agent]] = counter
+        }
+        return VersionVector(counters)
+    }
+
+    /// The agent number of `replica`, with its log and counter slots.
+    private func agent(for replica: ReplicaID) -> Int32 {
+        let agent = tree.agent(for: replica)
+        while logs.count <= Int(agent) {
+            logs.append([])
+            nextCounter.append(0)
+        }
+        return agent
     }
 
     // MARK: Reading
+
+    /// The bytes this text's structures hold on the heap (run tree, ID index, content,
+    /// logs), counted from array capacities and node sizes. O(number of tree nodes).
+    public var memoryFootprint: Int {
+        var bytes = tree.memoryFootprint
+        bytes += logs.reduce(0) { $0 + $1.capacity * MemoryLayout<LogEntry>.stride + 32 }
+        bytes += nextCounter.capacity * 8
+        return bytes
+    }
 
     /// The number of visible Unicode scalars.
     public var count: Int { tree.counts.scalars }
@@ -47,7 +93,7 @@ public final class ReplicatedText {
     public var string: String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(tree.counts.utf8)
-        tree.forEachRun { run in if !run.isDeleted { bytes.append(contentsOf: run.utf8) } }
+        tree.forEachRun { run in if !run.isDeleted { bytes.append(contentsOf: tree.bytes(of: run)) } }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -64,9 +110,10 @@ public final class ReplicatedText {
         while remaining > 0, let run = tree.run(at: cursor) {
             if !run.isDeleted {
                 let take = min(remaining, run.length - skip)
-                let start = run.byteOffset(ofScalar: skip)
-                let end = run.byteOffset(ofScalar: skip + take)
-                bytes.append(contentsOf: run.utf8[start..<end])
+                let start = tree.byteOffset(in: run, ofScalar: skip)
+                let end = tree.byteOffset(in: run, ofScalar: skip + take)
+                let all = tree.bytes(of: run)
+                bytes.append(contentsOf: all[all.startIndex + start..<all.startIndex + end])
                 remaining -= take
             }
             skip = 0
@@ -75,8 +122,7 @@ public final class ReplicatedText {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The number of visible words: maximal runs of letters, digits and connector
-    /// punctuation. O(n).
+    /// The number of visible words: maximal runs of letters, digits, `_` and `'`. O(n).
     public var wordCount: Int {
         var words = 0
         var inWord = false
@@ -98,7 +144,7 @@ public final class ReplicatedText {
         if unit == .unicodeScalars { return position }
         if position == total { return tree.counts.scalars }
         let (cursor, remainder) = tree.findVisible(position, in: unit)
-        guard let run = tree.run(at: cursor), let scalars = run.scalarOffset(of: remainder, in: unit) else {
+        guard let run = tree.run(at: cursor), let scalars = tree.scalarOffset(in: run, of: remainder, unit: unit) else {
             throw TextError.splitsCharacter(position, unit: unit)
         }
         return tree.visibleOffset(of: cursor, in: .unicodeScalars) + scalars
@@ -108,18 +154,21 @@ public final class ReplicatedText {
 
     /// Inserts `text` at `position`.
     ///
+    /// ```swift
+    /// try text.insert("😀", at: 3)                      // after the third scalar
+    /// try text.insert("!", at: range.location, unit: .utf16)   // from an NSRange
+    /// ```
+    ///
     /// - Parameters:
     ///   - text: The text to insert; empty does nothing.
     ///   - position: An offset from 0 to the length, in `unit`.
     ///   - unit: How `position` counts: scalars (default), UTF-16 or UTF-8.
-    /// - Returns: The operation made, to send to other replicas, or `nil` for empty text.
     /// - Throws: ``TextError`` when `position` is out of range or inside a character.
     /// - Complexity: O(log n + text length), amortised.
-    @discardableResult
-    public func insert(_ text: String, at position: Int, unit: TextUnit = .unicodeScalars) throws(TextError) -> TextOperation? {
+    public func insert(_ text: String, at position: Int, unit: TextUnit = .unicodeScalars) throws(TextError) {
         let scalars = try scalarPosition(position, in: unit)
-        guard !text.isEmpty else { return nil }
-        return insertScalars(Array(text.utf8), length: text.unicodeScalars.count, at: scalars)
+        guard !text.isEmpty else { return }
+        insertScalars(Array(text.utf8), length: text.unicodeScalars.count, utf16: text.utf16.count, at: scalars)
     }
 
     /// Deletes the text in `range`.
@@ -127,115 +176,107 @@ public final class ReplicatedText {
     /// - Parameters:
     ///   - range: Offsets in `unit`; must lie within the text and not split a character.
     ///   - unit: How `range` counts.
-    /// - Returns: The operations made (one per run of deleted characters).
     /// - Throws: ``TextError`` for a bad range.
-    @discardableResult
-    public func delete(_ range: Range<Int>, unit: TextUnit = .unicodeScalars) throws(TextError) -> [TextOperation] {
+    /// - Complexity: O(log n) per run of text touched.
+    public func delete(_ range: Range<Int>, unit: TextUnit = .unicodeScalars) throws(TextError) {
         let lower = try scalarPosition(range.lowerBound, in: unit)
         let upper = try scalarPosition(range.upperBound, in: unit)
-        return deleteScalars(lower..<upper)
+        deleteScalars(lower..<upper)
     }
 
     /// Replaces the text in `range` with `text`: a delete, then an insert.
     ///
-    /// - Returns: The operations made.
     /// - Throws: ``TextError`` for a bad range.
-    @discardableResult
-    public func replace(_ range: Range<Int>, with text: String, unit: TextUnit = .unicodeScalars) throws(TextError) -> [TextOperation] {
+    public func replace(_ range: Range<Int>, with text: String, unit: TextUnit = .unicodeScalars) throws(TextError) {
         let lower = try scalarPosition(range.lowerBound, in: unit)
         let upper = try scalarPosition(range.upperBound, in: unit)
-        var operations = deleteScalars(lower..<upper)
-        if !text.isEmpty, let insertion = insertScalars(Array(text.utf8), length: text.unicodeScalars.count, at: lower) {
-            operations.append(insertion)
+        deleteScalars(lower..<upper)
+        if !text.isEmpty {
+            insertScalars(Array(text.utf8), length: text.unicodeScalars.count, utf16: text.utf16.count, at: lower)
         }
-        return operations
     }
 
-    func insertScalars(_ utf8: [UInt8], length: Int, at position: Int) -> TextOperation? {
-        let id = OperationID(replica: replica, counter: version[replica])
-        let originLeft: OperationID?
+    func insertScalars(_ utf8: [UInt8], length: Int, utf16: Int, at position: Int) {
+        let originLeft: ItemRef
         let start: ItemCursor
         let leftIndex: Int
         if position == 0 {
-            originLeft = nil
+            originLeft = .none
             start = tree.normalized(tree.start)
             leftIndex = 0
         } else {
             let (found, offset) = tree.findVisible(position - 1, in: .unicodeScalars)
             let cursor = ItemCursor(leaf: found.leaf, runIndex: found.runIndex, offset: offset)
-            originLeft = tree.run(at: cursor).map { OperationID(replica: $0.replica, counter: $0.counter + UInt64(offset)) }
+            originLeft = found.leaf.runs[found.runIndex].first.advanced(by: offset)
             start = tree.advanced(cursor)
             leftIndex = tree.itemIndex(of: cursor) + 1
         }
         // The right parent: the next item this replica knows, tombstones included.
-        var rightParent: OperationID?
-        if let next = tree.run(at: start) {
-            rightParent = OperationID(replica: next.replica, counter: next.counter + UInt64(start.offset))
-        }
-        let insertion = TextInsertion(id: id, originLeft: originLeft, rightParent: rightParent, utf8: utf8, length: length)
-        integrate(insertion, from: start, leftIndex: leftIndex)
-        return .insert(insertion)
+        let rightParent = tree.run(at: start).map { $0.first.advanced(by: start.offset) } ?? .none
+        let run = TextRun(
+            agent: localAgent, isDeleted: false, counter: nextCounter[Int(localAgent)], length: length,
+            utf16Count: utf16, utf8Count: utf8.count, byteStart: tree.appendContent(utf8, for: localAgent),
+            originLeft: originLeft, rightParent: rightParent)
+        integrate(run, from: start, leftIndex: leftIndex)
     }
 
-    func deleteScalars(_ range: Range<Int>) -> [TextOperation] {
-        var operations: [TextOperation] = []
+    func deleteScalars(_ range: Range<Int>) {
         var remaining = range.count
         while remaining > 0 {
             let (found, offset) = tree.findVisible(range.lowerBound, in: .unicodeScalars)
             guard let run = tree.run(at: found) else { break }
-            let target = OperationID(replica: run.replica, counter: run.counter + UInt64(offset))
+            let target = run.first.advanced(by: offset)
             let cursor = ItemCursor(leaf: found.leaf, runIndex: found.runIndex, offset: offset)
             let (covered, _) = tree.markDeleted(at: cursor, upTo: remaining)
-            let deletion = TextDeletion(id: OperationID(replica: replica, counter: version[replica]), target: target, length: covered)
-            appendToLog(.delete(deletion))
-            version.record(deletion.id, count: UInt64(covered))
-            operations.append(.delete(deletion))
+            let record = DeleteRecord(counter: nextCounter[Int(localAgent)], length: covered, target: target, isBackward: false)
+            appendToLog(.delete(record), agent: localAgent)
             remaining -= covered
         }
-        return operations
     }
 
     // MARK: Integration (FugueMax)
 
-    /// Places `insertion` with the YjsMod scan from `start` (the item after its left
-    /// origin, whose document index is `leftIndex`) and records it.
-    private func integrate(_ insertion: TextInsertion, from start: ItemCursor, leftIndex: Int) {
-        let cursor = integrationPoint(for: insertion, from: start, leftIndex: leftIndex)
-        tree.insert(insertion.asRun(), at: cursor)
-        appendToLog(.insert(insertion))
-        version.record(insertion.id, count: UInt64(insertion.length))
+    /// Places `run` (new items, content already stored) with the YjsMod scan from `start`
+    /// (the item after its left origin, whose document index is `leftIndex`) and logs it.
+    private func integrate(_ run: TextRun, from start: ItemCursor, leftIndex: Int) {
+        let cursor = integrationPoint(for: run, from: start, leftIndex: leftIndex)
+        tree.insert(run, at: cursor)
+        let record = InsertRecord(
+            counter: run.counter, length: run.length, originLeft: run.originLeft, rightParent: run.rightParent,
+            byteStart: run.byteStart, utf8Count: run.utf8Count)
+        appendToLog(.insert(record), agent: run.agent)
     }
 
     /// The YjsMod scan: walks right from the left origin over concurrently inserted items
     /// and returns where the new item goes.
-    private func integrationPoint(for insertion: TextInsertion, from start: ItemCursor, leftIndex: Int) -> ItemCursor {
+    private func integrationPoint(for new: TextRun, from start: ItemCursor, leftIndex: Int) -> ItemCursor {
         var cursor = tree.normalized(start)
         var index = leftIndex
         var scanning = false
         var scanStart = cursor
         var rightIndex: Int?
+        let newID = tree.id(new.first)
         while let run = tree.run(at: cursor) {
-            let itemID = OperationID(replica: run.replica, counter: run.counter + UInt64(cursor.offset))
-            if itemID == insertion.rightParent { break }
+            let item = run.first.advanced(by: cursor.offset)
+            if item == new.rightParent { break }
             let otherLeftIndex: Int
             if cursor.offset > 0 {
                 otherLeftIndex = index  // its left origin is the item just before it
-            } else if let origin = run.originLeft {
-                otherLeftIndex = documentIndex(of: origin) + 1
+            } else if !run.originLeft.isNone {
+                otherLeftIndex = documentIndex(of: run.originLeft) + 1
             } else {
                 otherLeftIndex = 0
             }
             if otherLeftIndex < leftIndex { break }
             if otherLeftIndex == leftIndex {
-                let otherRight = run.rightParent(at: cursor.offset)
-                if otherRight == insertion.rightParent {
+                if run.rightParent == new.rightParent {
                     // Siblings with equal origins: the lower (replica, counter) goes first.
-                    if insertion.id < itemID { break }
+                    if newID < tree.id(item) { break }
                     scanning = false
                 } else {
-                    let mine = rightIndex ?? insertion.rightParent.map(documentIndex(of:)) ?? Int.max
+                    let mine = rightIndex ?? (new.rightParent.isNone ? Int.max : documentIndex(of: new.rightParent))
                     rightIndex = mine
-                    let theirs = otherRight.map(documentIndex(of:)) ?? Int.max
+                    let theirs = run.rightParent.isNone ? Int.max : documentIndex(of: run.rightParent)
                     if theirs < mine {
                         if !scanning {
                             scanning = true
@@ -255,9 +296,21 @@ public final class ReplicatedText {
     }
 
     /// The document index of an item this replica has.
-    private func documentIndex(of id: OperationID) -> Int {
-        guard let cursor = tree.cursor(of: id) else { return Int.max }
+    private func documentIndex(of ref: ItemRef) -> Int {
+        guard let cursor = tree.cursor(of: ref) else { return Int.max }
         return tree.itemIndex(of: cursor)
+    }
+
+    /// Appends to the agent's log, merging with the previous run when it continues it,
+    /// and advances the agent's counter.
+    private func appendToLog(_ entry: LogEntry, agent: Int32) {
+        let index = Int(agent)
+        nextCounter[index] += UInt64(entry.length)
+        if let last = logs[index].last, let merged = last.merged(with: entry, agent: agent) {
+            logs[index][logs[index].count - 1] = merged
+        } else {
+            logs[index].append(entry)
+        }
     }
 
     // MARK: Remote operations
@@ -266,12 +319,13 @@ public final class ReplicatedText {
     ///
     /// Operations already known are skipped; ones whose dependencies (the previous
     /// operation of their replica, their origins, their targets) are missing wait until
-    /// a later call supplies them.
+    /// a later call supplies them. Operations are checked one at a time: when one turns
+    /// out invalid, the ones integrated before it stay integrated.
     ///
     /// - Parameter operations: Operations in any order, duplicates allowed.
     /// - Returns: The number of operations (characters inserted or deleted) integrated.
-    /// - Throws: ``TextError/invalidOperation(_:)`` for an operation that cannot be valid
-    ///   (an empty run, a deletion of an item that was never inserted).
+    /// - Throws: ``TextError/invalidOperation(_:)`` for an operation no valid replica could
+    ///   have made (an empty run, a target that is not a character, bad UTF-8).
     @discardableResult
     public func apply(_ operations: [TextOperation]) throws(TextError) -> Int {
         for operation in operations {
@@ -282,24 +336,28 @@ public final class ReplicatedText {
         var progress = true
         while progress {
             progress = false
-            for replica in Array(pending.keys) {
+            for replica in pending.keys.sorted() {
                 guard var queue = pending[replica] else { continue }
                 queue.sort { $0.id.counter < $1.id.counter }
-                var remaining: [TextOperation] = []
-                for (position, operation) in queue.enumerated() {
-                    let known = version[replica]
+                let agent = Int(self.agent(for: replica))
+                var position = 0
+                while position < queue.count {
+                    let operation = queue[position]
+                    let known = nextCounter[agent]
                     let end = operation.id.counter + UInt64(operation.length)
-                    if end <= known { continue }  // a duplicate
-                    let current = operation.id.counter < known ? operation.droppingFirst(Int(known - operation.id.counter)) : operation
-                    guard current.id.counter == known, try dependenciesMet(current) else {
-                        remaining.append(contentsOf: queue[position...])
-                        break
+                    if end <= known {  // a duplicate
+                        position += 1
+                        continue
                     }
-                    try integrateRemote(current)
+                    let current = operation.id.counter < known ? operation.droppingFirst(Int(known - operation.id.counter)) : operation
+                    guard current.id.counter == known, dependenciesMet(current) else { break }
+                    try integrateRemote(current, agent: Int32(agent))
                     integrated += current.length
                     progress = true
+                    position += 1
                 }
-                pending[replica] = remaining.isEmpty ? nil : remaining
+                queue.removeFirst(position)
+                pending[replica] = queue.isEmpty ? nil : queue
             }
         }
         return integrated
@@ -308,25 +366,32 @@ public final class ReplicatedText {
     /// The number of operations waiting for dependencies.
     public var pendingCount: Int { pending.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.length } } }
 
-    private func dependenciesMet(_ operation: TextOperation) throws(TextError) -> Bool {
+    /// Whether the operation `id` has been integrated.
+    private func has(_ id: OperationID) -> Bool {
+        guard let agent = tree.agents[id.replica] else { return false }
+        return id.counter < nextCounter[Int(agent)]
+    }
+
+    private func dependenciesMet(_ operation: TextOperation) -> Bool {
         switch operation {
         case .insert(let insertion):
-            return insertion.originLeft.map(version.contains) ?? true
-                && insertion.rightParent.map(version.contains) ?? true
+            return (insertion.originLeft.map(has) ?? true) && (insertion.rightParent.map(has) ?? true)
         case .delete(let deletion):
             let (first, count) = deletion.targetRange
-            return version.contains(first.advanced(by: UInt64(count - 1)))
+            return has(first.advanced(by: UInt64(count - 1)))
         }
     }
 
-    private func integrateRemote(_ operation: TextOperation) throws(TextError) {
+    private func integrateRemote(_ operation: TextOperation, agent: Int32) throws(TextError) {
         switch operation {
         case .insert(let insertion):
+            let originLeft = insertion.originLeft.flatMap(tree.ref) ?? .none
+            let rightParent = insertion.rightParent.flatMap(tree.ref) ?? .none
             let start: ItemCursor
             let leftIndex: Int
-            if let origin = insertion.originLeft {
-                guard let cursor = tree.cursor(of: origin) else {
-                    throw TextError.invalidOperation("insertion \(insertion.id) follows \(origin), which is not a character")
+            if insertion.originLeft != nil {
+                guard let cursor = tree.cursor(of: originLeft) else {
+                    throw TextError.invalidOperation("insertion \(insertion.id) follows \(insertion.originLeft!), which is not a character")
                 }
                 start = tree.advanced(cursor)
                 leftIndex = tree.itemIndex(of: cursor) + 1
@@ -334,52 +399,37 @@ public final class ReplicatedText {
                 start = tree.start
                 leftIndex = 0
             }
-            if let right = insertion.rightParent, !tree.contains(right) {
+            if let right = insertion.rightParent, !tree.contains(rightParent) {
                 throw TextError.invalidOperation("insertion \(insertion.id) has right parent \(right), which is not a character")
             }
-            integrate(insertion, from: start, leftIndex: leftIndex)
+            guard UTF8Scan.scalarCount(of: insertion.utf8) == insertion.length,
+                String(validating: insertion.utf8, as: UTF8.self) != nil
+            else {
+                throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+            }
+            let run = TextRun(
+                agent: agent, isDeleted: false, counter: insertion.id.counter, length: insertion.length,
+                utf16Count: UTF8Scan.utf16Count(of: insertion.utf8), utf8Count: insertion.utf8.count,
+                byteStart: tree.appendContent(insertion.utf8, for: agent), originLeft: originLeft, rightParent: rightParent)
+            integrate(run, from: start, leftIndex: leftIndex)
         case .delete(let deletion):
-            var (target, remaining) = deletion.targetRange
-            while remaining > 0 {
-                guard let cursor = tree.cursor(of: target) else {
-                    throw TextError.invalidOperation("deletion \(deletion.id) targets \(target), which is not a character")
-                }
+            let (first, count) = deletion.targetRange
+            guard let firstRef = tree.ref(first),
+                (0..<count).allSatisfy({ tree.contains(firstRef.advanced(by: $0)) })
+            else {
+                throw TextError.invalidOperation("deletion \(deletion.id) targets items that are not characters")
+            }
+            var target = firstRef
+            var remaining = count
+            while remaining > 0, let cursor = tree.cursor(of: target) {
                 let (covered, _) = tree.markDeleted(at: cursor, upTo: remaining)
                 remaining -= covered
-                target = target.advanced(by: UInt64(covered))
+                target = target.advanced(by: covered)
             }
-            appendToLog(operation)
-            version.record(deletion.id, count: UInt64(deletion.length))
+            let targetRef = tree.ref(deletion.target) ?? .none
+            appendToLog(.delete(DeleteRecord(counter: deletion.id.counter, length: deletion.length,
+                                             target: targetRef, isBackward: deletion.isBackward)), agent: agent)
         }
-    }
-
-    /// Appends to the replica's log, merging with the previous run when it continues it.
-    private func appendToLog(_ operation: TextOperation) {
-        let replica = operation.id.replica
-        var entries = log[replica] ?? []
-        log[replica] = nil  // keep the array uniquely referenced while appending
-        if let last = entries.last {
-            switch (last, operation) {
-            case (.insert(let previous), .insert(let next))
-                where next.id == previous.id.advanced(by: UInt64(previous.length))
-                    && next.originLeft == previous.lastID && next.rightParent == previous.rightParent:
-                var merged = previous
-                merged.utf8.append(contentsOf: next.utf8)
-                merged.length += next.length
-                entries[entries.count - 1] = .insert(merged)
-            case (.delete(let previous), .delete(let next)):
-                if let merged = previous.extended(by: next) {
-                    entries[entries.count - 1] = .delete(merged)
-                } else {
-                    entries.append(operation)
-                }
-            default:
-                entries.append(operation)
-            }
-        } else {
-            entries.append(operation)
-        }
-        log[replica] = entries
     }
 
     // MARK: Replication
@@ -389,40 +439,57 @@ public final class ReplicatedText {
     ///
     /// - Complexity: O(log n) per replica to find the start, plus the operations returned.
     public func operations(since version: VersionVector) -> [TextOperation] {
+        operations(since: version, upTo: nil)
+    }
+
+    /// The operations this replica has that lie in `target` but not in `version`: what
+    /// brings a replica at `version` exactly to `target`.
+    public func operations(since version: VersionVector, upTo target: VersionVector?) -> [TextOperation] {
         var result: [TextOperation] = []
-        for replica in log.keys.sorted() {
-            guard let entries = log[replica] else { continue }
+        for agent in logs.indices.sorted(by: { tree.replicas[$0] < tree.replicas[$1] }) {
+            let replica = tree.replicas[agent]
             let known = version[replica]
-            // Binary search for the first run that ends after `known`.
+            let limit = target.map { $0[replica] } ?? UInt64.max
+            let entries = logs[agent]
             var low = 0
             var high = entries.count
             while low < high {
                 let middle = (low + high) / 2
-                let entry = entries[middle]
-                if entry.id.counter + UInt64(entry.length) <= known { low = middle + 1 } else { high = middle }
+                if entries[middle].end <= known { low = middle + 1 } else { high = middle }
             }
             for entry in entries[low...] {
-                result.append(entry.id.counter < known ? entry.droppingFirst(Int(known - entry.id.counter)) : entry)
+                guard max(entry.counter, known) < limit else { break }
+                var operation = publicOperation(entry, agent: Int32(agent))
+                if entry.counter < known { operation = operation.droppingFirst(Int(known - entry.counter)) }
+                if entry.end > limit { operation = operation.prefix(Int(limit - operation.id.counter)) }
+                result.append(operation)
             }
         }
         return result
     }
 
-    /// The operations this replica has that lie in `target` but not in `version`: what
-    /// brings a replica at `version` exactly to `target`.
-    public func operations(since version: VersionVector, upTo target: VersionVector) -> [TextOperation] {
-        operations(since: version).compactMap { operation -> TextOperation? in
-            let limit = target[operation.id.replica]
-            guard operation.id.counter < limit else { return nil }
-            let end = operation.id.counter + UInt64(operation.length)
-            return end <= limit ? operation : operation.prefix(Int(limit - operation.id.counter))
+    /// The public form of a log entry of `agent`.
+    func publicOperation(_ entry: LogEntry, agent: Int32) -> TextOperation {
+        let replica = tree.replicas[Int(agent)]
+        switch entry {
+        case .insert(let record):
+            return .insert(TextInsertion(
+                id: OperationID(replica: replica, counter: record.counter),
+                originLeft: record.originLeft.isNone ? nil : tree.id(record.originLeft),
+                rightParent: record.rightParent.isNone ? nil : tree.id(record.rightParent),
+                utf8: Array(tree.content[Int(agent)][record.byteStart..<record.byteStart + record.utf8Count]),
+                length: record.length))
+        case .delete(let record):
+            return .delete(TextDeletion(
+                id: OperationID(replica: replica, counter: record.counter), target: tree.id(record.target),
+                length: record.length, isBackward: record.isBackward))
         }
     }
 
     /// A copy of this text that edits as `replica`.
     public func fork(as replica: ReplicaID) -> ReplicatedText {
         let copy = ReplicatedText(replica: replica)
-        // Every operation integrates at once, in order: the log is causally complete.
+        // The log is causally complete, so everything integrates.
         _ = try? copy.apply(operations(since: VersionVector()))
         return copy
     }
@@ -430,6 +497,78 @@ public final class ReplicatedText {
     /// Integrates everything `other` has that this text lacks.
     public func merge(_ other: ReplicatedText) {
         _ = try? apply(other.operations(since: version))
+    }
+}
+
+/// An operation run as a replica's log keeps it: references instead of IDs, content in
+/// the agent's buffer.
+enum LogEntry {
+    case insert(InsertRecord)
+    case delete(DeleteRecord)
+
+    var counter: UInt64 {
+        switch self {
+        case .insert(let record): record.counter
+        case .delete(let record): record.counter
+        }
+    }
+
+    var length: Int {
+        switch self {
+        case .insert(let record): record.length
+        case .delete(let record): record.length
+        }
+    }
+
+    var end: UInt64 { counter + UInt64(length) }
+
+    /// This entry (of `agent`'s log) extended by `next` when `next` continues it.
+    func merged(with next: LogEntry, agent: Int32) -> LogEntry? {
+        switch (self, next) {
+        case (.insert(var previous), .insert(let following))
+            where following.counter == previous.counter + UInt64(previous.length)
+                && following.originLeft == ItemRef(agent: agent, counter: previous.counter + UInt64(previous.length - 1))
+                && following.rightParent == previous.rightParent
+                && following.byteStart == previous.byteStart + previous.utf8Count:
+            previous.length += following.length
+            previous.utf8Count += following.utf8Count
+            return .insert(previous)
+        case (.delete(let previous), .delete(let following)):
+            return previous.extended(by: following).map(LogEntry.delete)
+        default:
+            return nil
+        }
+    }
+}
+
+/// Characters inserted, as logged.
+struct InsertRecord {
+    var counter: UInt64
+    var length: Int
+    var originLeft: ItemRef
+    var rightParent: ItemRef
+    var byteStart: Int
+    var utf8Count: Int
+}
+
+/// Characters deleted, as logged: deletion `counter + k` removes `target + k` (or
+/// `target − k` when backward).
+struct DeleteRecord {
+    var counter: UInt64
+    var length: Int
+    var target: ItemRef
+    var isBackward: Bool
+
+    func extended(by next: DeleteRecord) -> DeleteRecord? {
+        guard next.counter == counter + UInt64(length), next.target.agent == target.agent, !next.isBackward else { return nil }
+        if !isBackward, next.target.counter == target.counter + UInt64(length) {
+            return DeleteRecord(counter: counter, length: length + next.length, target: target, isBackward: false)
+        }
+        let lastTarget = isBackward ? target.counter - UInt64(length - 1) : target.counter
+        if isBackward || length == 1, next.length == 1, lastTarget > 0, next.target.counter == lastTarget - 1 {
+            return DeleteRecord(counter: counter, length: length + 1, target: target, isBackward: true)
+        }
+        return nil
     }
 }
 

@@ -40,8 +40,12 @@ struct RunTree {
     private(set) var root: RunNode
     /// Every leaf ever made; the ID index refers to leaves by position here.
     private(set) var leaves: [RunNode]
-    /// Replica → dense agent number, for the ID index.
-    private var agents: [ReplicaID: Int] = [:]
+    /// Replica → dense agent number.
+    private(set) var agents: [ReplicaID: Int32] = [:]
+    /// Agent number → replica.
+    private(set) var replicas: [ReplicaID] = []
+    /// Agent → the UTF-8 of every character it inserted, in counter order.
+    private(set) var content: [[UInt8]] = []
     /// Agent → counter → leaf ID (−1 where the counter is not an insert in this tree).
     private var leafOfCounter: [[Int32]] = []
 
@@ -53,6 +57,98 @@ struct RunTree {
     }
 
     var counts: TextCounts { root.counts }
+
+    // MARK: Agents and content
+
+    /// The agent number of `replica`, assigned on first use.
+    mutating func agent(for replica: ReplicaID) -> Int32 {
+        if let known = agents[replica] { return known }
+        let agent = Int32(replicas.count)
+        agents[replica] = agent
+        replicas.append(replica)
+        content.append([])
+        leafOfCounter.append([])
+        return agent
+    }
+
+    /// The reference for an operation ID, or `nil` for a replica never seen.
+    func ref(_ id: OperationID) -> ItemRef? {
+        agents[id.replica].map { ItemRef(agent: $0, counter: id.counter) }
+    }
+
+    /// The operation ID of a reference (which must not be `.none`).
+    func id(_ ref: ItemRef) -> OperationID {
+        OperationID(replica: replicas[Int(ref.agent)], counter: ref.counter)
+    }
+
+    /// Appends inserted characters to `agent`'s content; returns where they start.
+    mutating func appendContent(_ utf8: some Collection<UInt8>, for agent: Int32) -> Int {
+        let start = content[Int(agent)].count
+        content[Int(agent)].append(contentsOf: utf8)
+        return start
+    }
+
+    /// The UTF-8 of `run`.
+    func bytes(of run: TextRun) -> ArraySlice<UInt8> {
+        content[Int(run.agent)][run.byteStart..<run.byteStart + run.utf8Count]
+    }
+
+    /// The UTF-8 offset, within `run`, of its scalar at `offset`.
+    func byteOffset(in run: TextRun, ofScalar offset: Int) -> Int {
+        if run.isASCII { return offset }
+        return content[Int(run.agent)].withUnsafeBufferPointer { bytes in
+            var byte = 0
+            for _ in 0..<offset { byte += UTF8Scan.sequenceLength(leading: bytes[run.byteStart + byte]) }
+            return byte
+        }
+    }
+
+    /// The scalar offset, within `run`, of a `unit` offset into its text; `nil` when the
+    /// offset falls inside a character.
+    func scalarOffset(in run: TextRun, of unitOffset: Int, unit: TextUnit) -> Int? {
+        if unit == .unicodeScalars || run.isASCII { return unitOffset }
+        return content[Int(run.agent)].withUnsafeBufferPointer { bytes -> Int? in
+            var units = 0
+            var scalars = 0
+            var byte = run.byteStart
+            while units < unitOffset {
+                let width = UTF8Scan.sequenceLength(leading: bytes[byte])
+                units += unit == .utf8 ? width : (width == 4 ? 2 : 1)
+                byte += width
+                scalars += 1
+            }
+            return units == unitOffset ? scalars : nil
+        }
+    }
+
+    /// The size in `unit` of the first `scalars` characters of `run`.
+    func unitCount(in run: TextRun, ofFirst scalars: Int, unit: TextUnit) -> Int {
+        switch unit {
+        case .unicodeScalars: return scalars
+        case .utf8: return byteOffset(in: run, ofScalar: scalars)
+        case .utf16:
+            if run.isASCII { return scalars }
+            let bytes = content[Int(run.agent)][run.byteStart..<run.byteStart + byteOffset(in: run, ofScalar: scalars)]
+            return UTF8Scan.utf16Count(of: bytes)
+        }
+    }
+
+    /// Splits off and returns the items of `run` from `offset` on; `run` keeps the rest.
+    func split(_ run: inout TextRun, at offset: Int) -> TextRun {
+        let byte = byteOffset(in: run, ofScalar: offset)
+        let rightUTF16 = run.isASCII
+            ? run.length - offset
+            : UTF8Scan.utf16Count(of: content[Int(run.agent)][run.byteStart + byte..<run.byteStart + run.utf8Count])
+        let right = TextRun(
+            agent: run.agent, isDeleted: run.isDeleted, counter: run.counter &+ UInt64(offset),
+            length: run.length - offset, utf16Count: rightUTF16, utf8Count: run.utf8Count - byte,
+            byteStart: run.byteStart + byte, originLeft: ItemRef(agent: run.agent, counter: run.counter &+ UInt64(offset - 1)),
+            rightParent: run.rightParent)
+        run.length = offset
+        run.utf16Count -= rightUTF16
+        run.utf8Count = byte
+        return right
+    }
 
     // MARK: Finding positions
 
@@ -89,22 +185,24 @@ struct RunTree {
         return (ItemCursor(leaf: node, runIndex: node.runs.count, offset: 0), remaining)
     }
 
-    /// The cursor of the item with `id`, or `nil` when this tree has no such item.
-    func cursor(of id: OperationID) -> ItemCursor? {
-        guard let agent = agents[id.replica], id.counter < UInt64(leafOfCounter[agent].count) else { return nil }
-        let leafID = leafOfCounter[agent][Int(id.counter)]
+    /// The cursor of the item `ref`, or `nil` when this tree has no such item.
+    func cursor(of ref: ItemRef) -> ItemCursor? {
+        guard !ref.isNone, ref.counter < UInt64(leafOfCounter[Int(ref.agent)].count) else { return nil }
+        let leafID = leafOfCounter[Int(ref.agent)][Int(ref.counter)]
         guard leafID >= 0 else { return nil }
         let leaf = leaves[Int(leafID)]
-        for (index, run) in leaf.runs.enumerated() where run.contains(id) {
-            return ItemCursor(leaf: leaf, runIndex: index, offset: Int(id.counter - run.counter))
+        return leaf.runs.withUnsafeBufferPointer { runs -> ItemCursor? in
+            for index in runs.indices where runs[index].contains(ref) {
+                return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - runs[index].counter))
+            }
+            return nil
         }
-        return nil
     }
 
-    /// Whether the item `id` is in the tree.
-    func contains(_ id: OperationID) -> Bool {
-        guard let agent = agents[id.replica], id.counter < UInt64(leafOfCounter[agent].count) else { return false }
-        return leafOfCounter[agent][Int(id.counter)] >= 0
+    /// Whether the item `ref` is in the tree.
+    func contains(_ ref: ItemRef) -> Bool {
+        guard !ref.isNone, ref.counter < UInt64(leafOfCounter[Int(ref.agent)].count) else { return false }
+        return leafOfCounter[Int(ref.agent)][Int(ref.counter)] >= 0
     }
 
     /// The document index (tombstones counted) of the item under `cursor`.
@@ -129,7 +227,7 @@ struct RunTree {
         let runs = cursor.leaf.runs
         for runIndex in 0..<cursor.runIndex { offset += runs[runIndex].counts.visible(unit) }
         if cursor.runIndex < runs.count, !runs[cursor.runIndex].isDeleted {
-            offset += runs[cursor.runIndex].unitCount(ofFirst: cursor.offset, in: unit)
+            offset += unitCount(in: runs[cursor.runIndex], ofFirst: cursor.offset, unit: unit)
         }
         var node = cursor.leaf
         while let parent = node.parent {
@@ -201,7 +299,7 @@ struct RunTree {
         let leaf = cursor.leaf
         var runIndex = cursor.runIndex
         if cursor.offset > 0 {
-            let right = leaf.runs[runIndex].split(at: cursor.offset)
+            let right = split(&leaf.runs[runIndex], at: cursor.offset)
             leaf.runs.insert(right, at: runIndex + 1)
             runIndex += 1
         }
@@ -224,12 +322,12 @@ struct RunTree {
         let covered = min(count, available)
         guard !leaf.runs[runIndex].isDeleted else { return (covered, false) }
         if cursor.offset > 0 {
-            let right = leaf.runs[runIndex].split(at: cursor.offset)
+            let right = split(&leaf.runs[runIndex], at: cursor.offset)
             leaf.runs.insert(right, at: runIndex + 1)
             runIndex += 1
         }
         if covered < leaf.runs[runIndex].length {
-            let right = leaf.runs[runIndex].split(at: covered)
+            let right = split(&leaf.runs[runIndex], at: covered)
             leaf.runs.insert(right, at: runIndex + 1)
         }
         let before = leaf.runs[runIndex].counts
@@ -258,14 +356,7 @@ struct RunTree {
 
     /// Points the ID index at `leaf` for every item of `run`.
     private mutating func record(_ run: TextRun, in leaf: RunNode) {
-        let agent: Int
-        if let known = agents[run.replica] {
-            agent = known
-        } else {
-            agent = leafOfCounter.count
-            agents[run.replica] = agent
-            leafOfCounter.append([])
-        }
+        let agent = Int(run.agent)
         let end = Int(run.counter) + run.length
         if leafOfCounter[agent].count < end {
             leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: end - leafOfCounter[agent].count))
@@ -313,6 +404,22 @@ struct RunTree {
         }
     }
 
+    /// The bytes the tree holds: nodes, runs, the ID index and the content buffers.
+    var memoryFootprint: Int {
+        let objectHeader = 64  // node fields plus the allocation's own header
+        var bytes = 0
+        var stack = [root]
+        while let node = stack.popLast() {
+            bytes += objectHeader + 32 * 2
+            bytes += node.runs.capacity * MemoryLayout<TextRun>.stride + node.children.capacity * 8
+            stack.append(contentsOf: node.children)
+        }
+        bytes += content.reduce(0) { $0 + $1.capacity + 32 }
+        bytes += leafOfCounter.reduce(0) { $0 + $1.capacity * 4 + 32 }
+        bytes += leaves.capacity * 8 + replicas.capacity * 8 + agents.capacity * 24
+        return bytes
+    }
+
     // MARK: Bulk
 
     /// Every run in document order.
@@ -324,9 +431,12 @@ struct RunTree {
         }
     }
 
-    /// A tree holding `runs` in order, built bottom-up without searching.
-    static func bulkLoaded(_ runs: [TextRun]) -> RunTree {
+    /// A tree holding `runs` in order, built bottom-up without searching, for agents
+    /// `replicas` whose inserted characters are `content`.
+    static func bulkLoaded(_ runs: [TextRun], replicas: [ReplicaID], content: [[UInt8]]) -> RunTree {
         var tree = RunTree()
+        for replica in replicas { _ = tree.agent(for: replica) }
+        tree.content = content
         guard !runs.isEmpty else { return tree }
         let perLeaf = leafCapacity * 3 / 4
         var level: [RunNode] = []

@@ -29,10 +29,9 @@ public enum TextOperation: Hashable, Sendable {
     func prefix(_ count: Int) -> TextOperation {
         switch self {
         case .insert(let insertion):
-            var run = insertion.asRun()
-            _ = run.split(at: count)
+            let bytes = insertion.byteOffset(ofScalar: count)
             return .insert(TextInsertion(id: insertion.id, originLeft: insertion.originLeft,
-                                         rightParent: insertion.rightParent, utf8: run.utf8, length: run.length))
+                                         rightParent: insertion.rightParent, utf8: Array(insertion.utf8[..<bytes]), length: count))
         case .delete(let deletion):
             return .delete(TextDeletion(id: deletion.id, target: deletion.target, length: count, isBackward: deletion.isBackward))
         }
@@ -86,15 +85,17 @@ public struct TextInsertion: Hashable, Sendable {
     var lastID: OperationID { id.advanced(by: UInt64(length - 1)) }
 
     func droppingFirst(_ count: Int) -> TextInsertion {
-        var run = asRun()
-        let rest = run.split(at: count)
-        return TextInsertion(id: rest.firstID, originLeft: rest.originLeft, rightParent: rightParent, utf8: rest.utf8, length: rest.length)
+        let bytes = byteOffset(ofScalar: count)
+        return TextInsertion(id: id.advanced(by: UInt64(count)), originLeft: id.advanced(by: UInt64(count - 1)),
+                             rightParent: rightParent, utf8: Array(utf8[bytes...]), length: length - count)
     }
 
-    func asRun() -> TextRun {
-        TextRun(replica: id.replica, counter: id.counter, length: length,
-                utf16Count: TextRun.utf16Count(of: utf8), originLeft: originLeft,
-                rightParent: rightParent, isDeleted: false, utf8: utf8)
+    /// The UTF-8 offset of the scalar at `offset`.
+    func byteOffset(ofScalar offset: Int) -> Int {
+        if utf8.count == length { return offset }
+        var byte = 0
+        for _ in 0..<offset where byte < utf8.count { byte += UTF8Scan.sequenceLength(leading: utf8[byte]) }
+        return min(byte, utf8.count)
     }
 }
 
@@ -131,20 +132,5 @@ public struct TextDeletion: Hashable, Sendable {
                 replica: target.replica,
                 counter: isBackward ? target.counter - UInt64(count) : target.counter + UInt64(count)),
             length: length - count, isBackward: isBackward)
-    }
-
-    /// `self` extended by `next` when `next` continues it: following IDs, next targets.
-    func extended(by next: TextDeletion) -> TextDeletion? {
-        guard next.id == id.advanced(by: UInt64(length)), next.target.replica == target.replica, !next.isBackward
-        else { return nil }
-        if !isBackward, next.target.counter == target.counter + UInt64(length) {
-            return TextDeletion(id: id, target: target, length: length + next.length)
-        }
-        // Backspace: each deletion removes the item before the previous one.
-        let lastTarget = isBackward ? target.counter - UInt64(length - 1) : target.counter
-        if (isBackward || length == 1), next.length == 1, lastTarget > 0, next.target.counter == lastTarget - 1 {
-            return TextDeletion(id: id, target: target, length: length + 1, isBackward: true)
-        }
-        return nil
     }
 }

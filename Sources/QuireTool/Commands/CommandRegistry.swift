@@ -7,6 +7,7 @@ public enum CommandRegistry {
     public static let commands: [any Command.Type] = [
         HelpCommand.self,
         VersionCommand.self,
+        TraceCommand.self,
         BenchCommand.self,
     ]
 }
