@@ -351,7 +351,14 @@ public final class ReplicatedText {
                     }
                     let current = operation.id.counter < known ? operation.droppingFirst(Int(known - operation.id.counter)) : operation
                     guard current.id.counter == known, dependenciesMet(current) else { break }
-                    try integrateRemote(current, agent: Int32(agent))
+                    do {
+                        try integrateRemote(current, agent: Int32(agent))
+                    } catch {
+                        // Drop the invalid operation (and what it has already cost) for good.
+                        queue.removeFirst(position + 1)
+                        pending[replica] = queue.isEmpty ? nil : queue
+                        throw error
+                    }
                     integrated += current.length
                     progress = true
                     position += 1
