@@ -20,6 +20,7 @@ struct HelpCommandTests {
             Commands:
               help       Show the list of commands, or one command's help.
               version    Print the version of quire and of the linked LMDB library.
+              trace      Replay editing traces through the text CRDT.
               bench      Measure Quire against a baseline run in the same process.
 
             Run 'quire help COMMAND' for details on a command.
