@@ -83,6 +83,9 @@ public final class ReplicatedText {
         return bytes
     }
 
+    /// Problems with the internal structure (for tests); empty when sound.
+    var invariantViolations: [String] { tree.invariantViolations() }
+
     /// The number of visible Unicode scalars.
     public var count: Int { tree.counts.scalars }
 
@@ -207,7 +210,7 @@ public final class ReplicatedText {
         } else {
             let (found, offset) = tree.findVisible(position - 1, in: .unicodeScalars)
             let cursor = ItemCursor(leaf: found.leaf, runIndex: found.runIndex, offset: offset)
-            originLeft = found.leaf.runs[found.runIndex].first.advanced(by: offset)
+            originLeft = tree.run(at: found).map { $0.first.advanced(by: offset) } ?? .none
             start = tree.advanced(cursor)
             leftIndex = tree.itemIndex(of: cursor) + 1
         }

@@ -1,29 +1,7 @@
-/// A node of the run tree: a leaf holds runs in document order, an internal node holds
-/// children; every node knows the counts of its subtree.
-final class RunNode {
-    unowned(unsafe) var parent: RunNode?
-    var counts = TextCounts()
-    var runs: [TextRun] = []
-    var children: [RunNode] = []
-    let isLeaf: Bool
-    /// For leaves: the index in ``RunTree/leaves``, which the ID index stores.
-    var leafID: Int32 = -1
-
-    init(isLeaf: Bool) { self.isLeaf = isLeaf }
-
-    /// The position of `child` among this node's children.
-    @inline(__always)
-    func index(of child: RunNode) -> Int {
-        var index = 0
-        while children[index] !== child { index += 1 }
-        return index
-    }
-}
-
-/// A position in the item sequence: the item at `offset` of `leaf.runs[runIndex]`, or the
-/// end of the document when `runIndex == leaf.runs.count` in the last leaf.
+/// A position in the item sequence: the item at `offset` of run `runIndex` of leaf
+/// `leaf`, or the end of the document when `runIndex` equals the last leaf's run count.
 struct ItemCursor {
-    unowned(unsafe) var leaf: RunNode
+    var leaf: Int32
     var runIndex: Int
     var offset: Int
 }
@@ -31,32 +9,46 @@ struct ItemCursor {
 /// A B-tree of ``TextRun``s in document order with subtree counts (items, scalars, UTF-16,
 /// UTF-8), plus an index from operation ID to the leaf holding the item.
 ///
+/// Nodes live in flat arrays and refer to each other by index (an arena): no objects, so
+/// walking and editing the tree costs no reference counting. Leaf `k` owns the run slots
+/// `k × leafCapacity ..< (k + 1) × leafCapacity`; branch `k` owns child slots likewise.
 /// Finding a visible position, the document index of an item, and inserting or splitting
-/// a run are O(log n) in the number of runs (leaves hold up to ``leafCapacity`` runs).
+/// a run are O(log n) in the number of runs.
 struct RunTree {
-    static let leafCapacity = 48
+    static let leafCapacity = 64
     static let branchCapacity = 32
 
-    private(set) var root: RunNode
-    /// Every leaf ever made; the ID index refers to leaves by position here.
-    private(set) var leaves: [RunNode]
+    // Leaves.
+    private var slots: [TextRun] = []
+    private var leafSize: [Int32] = []
+    private var leafParent: [Int32] = []
+    private var leafCounts: [TextCounts] = []
+    // Branches.
+    private var children: [Int32] = []
+    private var branchSize: [Int32] = []
+    private var branchParent: [Int32] = []
+    private var branchCounts: [TextCounts] = []
+    private var branchHoldsLeaves: [Bool] = []
+    // The root: a leaf while the document has at most one leaf's worth of runs.
+    private var root: Int32 = 0
+    private var rootIsLeaf = true
+
     /// Replica → dense agent number.
     private(set) var agents: [ReplicaID: Int32] = [:]
     /// Agent number → replica.
     private(set) var replicas: [ReplicaID] = []
     /// Agent → the UTF-8 of every character it inserted, in counter order.
     private(set) var content: [[UInt8]] = []
-    /// Agent → counter → leaf ID (−1 where the counter is not an insert in this tree).
+    /// Agent → counter → leaf (−1 where the counter is not an insert in this tree).
     private var leafOfCounter: [[Int32]] = []
 
-    init() {
-        let leaf = RunNode(isLeaf: true)
-        leaf.leafID = 0
-        root = leaf
-        leaves = [leaf]
-    }
+    private static let emptyRun = TextRun(
+        agent: -1, isDeleted: true, counter: 0, length: 0, utf16Count: 0, utf8Count: 0, byteStart: 0,
+        originLeft: .none, rightParent: .none)
 
-    var counts: TextCounts { root.counts }
+    init() { _ = makeLeaf() }
+
+    var counts: TextCounts { rootIsLeaf ? leafCounts[Int(root)] : branchCounts[Int(root)] }
 
     // MARK: Agents and content
 
@@ -150,53 +142,92 @@ struct RunTree {
         return right
     }
 
+    // MARK: Nodes
+
+    private mutating func makeLeaf() -> Int32 {
+        let leaf = Int32(leafSize.count)
+        slots.append(contentsOf: repeatElement(Self.emptyRun, count: Self.leafCapacity))
+        leafSize.append(0)
+        leafParent.append(-1)
+        leafCounts.append(TextCounts())
+        return leaf
+    }
+
+    private mutating func makeBranch(holdsLeaves: Bool) -> Int32 {
+        let branch = Int32(branchSize.count)
+        children.append(contentsOf: repeatElement(-1, count: Self.branchCapacity))
+        branchSize.append(0)
+        branchParent.append(-1)
+        branchCounts.append(TextCounts())
+        branchHoldsLeaves.append(holdsLeaves)
+        return branch
+    }
+
+    @inline(__always) private func slot(_ leaf: Int32, _ index: Int) -> Int { Int(leaf) * Self.leafCapacity + index }
+    @inline(__always) private func childSlot(_ branch: Int32, _ index: Int) -> Int { Int(branch) * Self.branchCapacity + index }
+
+    @inline(__always) private func childCounts(_ branch: Int32, _ child: Int32) -> TextCounts {
+        branchHoldsLeaves[Int(branch)] ? leafCounts[Int(child)] : branchCounts[Int(child)]
+    }
+
+    /// The number of runs in `leaf`.
+    @inline(__always) func runCount(_ leaf: Int32) -> Int { Int(leafSize[Int(leaf)]) }
+
     // MARK: Finding positions
 
     /// The cursor at the document's first item (or its end, when empty).
     var start: ItemCursor {
         var node = root
-        while !node.isLeaf { node = node.children[0] }
+        var isLeaf = rootIsLeaf
+        while !isLeaf {
+            isLeaf = branchHoldsLeaves[Int(node)]
+            node = children[childSlot(node, 0)]
+        }
         return ItemCursor(leaf: node, runIndex: 0, offset: 0)
     }
 
-    /// The visible item at visible position `position` in `unit`, as a cursor and the
-    /// offset of `position` inside that item's run in `unit` (0 when it starts the item).
-    /// `position` must be less than the visible count.
+    /// The visible item at visible position `position` in `unit`, as a cursor at the start
+    /// of its run and the offset of `position` inside that run in `unit`. `position` must
+    /// be less than the visible count.
     func findVisible(_ position: Int, in unit: TextUnit) -> (cursor: ItemCursor, unitRemainder: Int) {
         var remaining = position
         var node = root
-        while !node.isLeaf {
-            var chosen = node.children.count - 1
-            for (index, child) in node.children.enumerated() {
-                let size = child.counts.visible(unit)
-                if remaining < size { chosen = index; break }
-                remaining -= size
+        var isLeaf = rootIsLeaf
+        while !isLeaf {
+            let holdsLeaves = branchHoldsLeaves[Int(node)]
+            let count = Int(branchSize[Int(node)])
+            var chosen = children[childSlot(node, count - 1)]
+            for index in 0..<count {
+                let child = children[childSlot(node, index)]
+                let size = (holdsLeaves ? leafCounts[Int(child)] : branchCounts[Int(child)]).visible(unit)
+                if remaining < size {
+                    chosen = child
+                    break
+                }
+                if index < count - 1 { remaining -= size }
             }
-            node = node.children[chosen]
+            node = chosen
+            isLeaf = holdsLeaves
         }
-        for (index, run) in node.runs.enumerated() where !run.isDeleted {
-            let size = run.counts.visible(unit)
-            if remaining < size {
-                return (ItemCursor(leaf: node, runIndex: index, offset: 0), remaining)
-            }
+        let base = slot(node, 0)
+        for index in 0..<runCount(node) where !slots[base + index].isDeleted {
+            let size = slots[base + index].counts.visible(unit)
+            if remaining < size { return (ItemCursor(leaf: node, runIndex: index, offset: 0), remaining) }
             remaining -= size
         }
-        // Unreachable for valid positions; land at the end of this leaf.
-        return (ItemCursor(leaf: node, runIndex: node.runs.count, offset: 0), remaining)
+        return (ItemCursor(leaf: node, runIndex: runCount(node), offset: 0), remaining)
     }
 
     /// The cursor of the item `ref`, or `nil` when this tree has no such item.
     func cursor(of ref: ItemRef) -> ItemCursor? {
         guard !ref.isNone, ref.counter < UInt64(leafOfCounter[Int(ref.agent)].count) else { return nil }
-        let leafID = leafOfCounter[Int(ref.agent)][Int(ref.counter)]
-        guard leafID >= 0 else { return nil }
-        let leaf = leaves[Int(leafID)]
-        return leaf.runs.withUnsafeBufferPointer { runs -> ItemCursor? in
-            for index in runs.indices where runs[index].contains(ref) {
-                return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - runs[index].counter))
-            }
-            return nil
+        let leaf = leafOfCounter[Int(ref.agent)][Int(ref.counter)]
+        guard leaf >= 0 else { return nil }
+        let base = slot(leaf, 0)
+        for index in 0..<runCount(leaf) where slots[base + index].contains(ref) {
+            return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - slots[base + index].counter))
         }
+        return nil
     }
 
     /// Whether the item `ref` is in the tree.
@@ -205,43 +236,42 @@ struct RunTree {
         return leafOfCounter[Int(ref.agent)][Int(ref.counter)] >= 0
     }
 
-    /// The document index (tombstones counted) of the item under `cursor`.
-    func itemIndex(of cursor: ItemCursor) -> Int {
-        var index = cursor.offset
-        let runs = cursor.leaf.runs
-        for runIndex in 0..<cursor.runIndex { index += runs[runIndex].length }
+    /// Sums `measure` over the nodes before `cursor`'s leaf and the runs before its run.
+    @inline(__always)
+    private func sumBefore(_ cursor: ItemCursor, _ measure: (TextCounts) -> Int) -> Int {
+        var total = 0
+        let base = slot(cursor.leaf, 0)
+        for index in 0..<cursor.runIndex { total += measure(slots[base + index].counts) }
         var node = cursor.leaf
-        while let parent = node.parent {
-            for child in parent.children {
-                if child === node { break }
-                index += child.counts.items
+        var parent = leafParent[Int(node)]
+        while parent >= 0 {
+            let base = childSlot(parent, 0)
+            var index = 0
+            while children[base + index] != node {
+                total += measure(childCounts(parent, children[base + index]))
+                index += 1
             }
             node = parent
+            parent = branchParent[Int(node)]
         }
-        return index
+        return total
+    }
+
+    /// The document index (tombstones counted) of the item under `cursor`.
+    func itemIndex(of cursor: ItemCursor) -> Int {
+        sumBefore(cursor) { $0.items } + cursor.offset
     }
 
     /// The number of visible units before `cursor`.
     func visibleOffset(of cursor: ItemCursor, in unit: TextUnit) -> Int {
-        var offset = 0
-        let runs = cursor.leaf.runs
-        for runIndex in 0..<cursor.runIndex { offset += runs[runIndex].counts.visible(unit) }
-        if cursor.runIndex < runs.count, !runs[cursor.runIndex].isDeleted {
-            offset += unitCount(in: runs[cursor.runIndex], ofFirst: cursor.offset, unit: unit)
-        }
-        var node = cursor.leaf
-        while let parent = node.parent {
-            for child in parent.children {
-                if child === node { break }
-                offset += child.counts.visible(unit)
-            }
-            node = parent
+        var offset = sumBefore(cursor) { $0.visible(unit) }
+        if let run = run(at: cursor), !run.isDeleted {
+            offset += unitCount(in: run, ofFirst: cursor.offset, unit: unit)
         }
         return offset
     }
 
-    /// The cursor one item after `cursor`, normalised to a run start across run and leaf
-    /// boundaries; `nil` at the end of the document.
+    /// The cursor `items` items after `cursor`, normalised onto a run.
     func advanced(_ cursor: ItemCursor, by items: Int = 1) -> ItemCursor {
         var result = cursor
         result.offset += items
@@ -251,36 +281,45 @@ struct RunTree {
     /// Moves a cursor whose offset ran past its run onto the next run (or leaf).
     func normalized(_ cursor: ItemCursor) -> ItemCursor {
         var result = cursor
-        while result.runIndex < result.leaf.runs.count, result.offset >= result.leaf.runs[result.runIndex].length {
-            result.offset -= result.leaf.runs[result.runIndex].length
-            result.runIndex += 1
+        while true {
+            let count = runCount(result.leaf)
+            while result.runIndex < count, result.offset >= slots[slot(result.leaf, result.runIndex)].length {
+                result.offset -= slots[slot(result.leaf, result.runIndex)].length
+                result.runIndex += 1
+            }
+            guard result.runIndex == count, let next = nextLeaf(after: result.leaf) else { return result }
+            result = ItemCursor(leaf: next, runIndex: 0, offset: result.offset)
         }
-        if result.runIndex == result.leaf.runs.count, let next = nextLeaf(after: result.leaf) {
-            return normalized(ItemCursor(leaf: next, runIndex: 0, offset: result.offset))
-        }
-        return result
     }
 
     /// The cursor at the start of the run after the one under `cursor`.
     func nextRun(after cursor: ItemCursor) -> ItemCursor {
-        if cursor.runIndex + 1 < cursor.leaf.runs.count {
+        if cursor.runIndex + 1 < runCount(cursor.leaf) {
             return ItemCursor(leaf: cursor.leaf, runIndex: cursor.runIndex + 1, offset: 0)
         }
         if let next = nextLeaf(after: cursor.leaf) { return ItemCursor(leaf: next, runIndex: 0, offset: 0) }
-        return ItemCursor(leaf: cursor.leaf, runIndex: cursor.leaf.runs.count, offset: 0)
+        return ItemCursor(leaf: cursor.leaf, runIndex: runCount(cursor.leaf), offset: 0)
     }
 
-    /// The leaf after `leaf` in document order.
-    func nextLeaf(after leaf: RunNode) -> RunNode? {
+    /// The leaf after `leaf` in document order (skipping empty leaves).
+    func nextLeaf(after leaf: Int32) -> Int32? {
         var node = leaf
-        while let parent = node.parent {
-            let index = parent.index(of: node)
-            if index + 1 < parent.children.count {
-                var next = parent.children[index + 1]
-                while !next.isLeaf { next = next.children[0] }
+        var parent = leafParent[Int(leaf)]
+        while parent >= 0 {
+            let base = childSlot(parent, 0)
+            var index = 0
+            while children[base + index] != node { index += 1 }
+            if index + 1 < Int(branchSize[Int(parent)]) {
+                var next = children[base + index + 1]
+                var holdsLeaves = branchHoldsLeaves[Int(parent)]
+                while !holdsLeaves {
+                    holdsLeaves = branchHoldsLeaves[Int(next)]
+                    next = children[childSlot(next, 0)]
+                }
                 return next
             }
             node = parent
+            parent = branchParent[Int(node)]
         }
         return nil
     }
@@ -288,7 +327,7 @@ struct RunTree {
     /// The run under a cursor that is not at the end.
     @inline(__always)
     func run(at cursor: ItemCursor) -> TextRun? {
-        cursor.runIndex < cursor.leaf.runs.count ? cursor.leaf.runs[cursor.runIndex] : nil
+        cursor.runIndex < runCount(cursor.leaf) ? slots[slot(cursor.leaf, cursor.runIndex)] : nil
     }
 
     // MARK: Changing
@@ -296,139 +335,253 @@ struct RunTree {
     /// Inserts `run` before the item under `cursor` (splitting its run when the cursor is
     /// inside one), merging it into the preceding run when it continues it.
     mutating func insert(_ run: TextRun, at cursor: ItemCursor) {
+        var cursor = makeRoom(for: 2, at: cursor)
         let leaf = cursor.leaf
-        var runIndex = cursor.runIndex
         if cursor.offset > 0 {
-            let right = split(&leaf.runs[runIndex], at: cursor.offset)
-            leaf.runs.insert(right, at: runIndex + 1)
-            runIndex += 1
+            splitRun(leaf, cursor.runIndex, at: cursor.offset)
+            cursor.runIndex += 1
         }
-        if runIndex > 0, leaf.runs[runIndex - 1].canAppend(run) {
-            leaf.runs[runIndex - 1].append(run)
+        let previous = slot(leaf, cursor.runIndex - 1)
+        if cursor.runIndex > 0, slots[previous].canAppend(run) {
+            slots[previous].append(run)
         } else {
-            leaf.runs.insert(run, at: runIndex)
+            insertRun(run, in: leaf, at: cursor.runIndex)
         }
         record(run, in: leaf)
         addCounts(run.counts, from: leaf)
-        splitIfNeeded(leaf)
     }
 
     /// Marks up to `count` items from `cursor` on, within its run, deleted. Returns the
     /// number of items the call covered and whether they were visible before.
     mutating func markDeleted(at cursor: ItemCursor, upTo count: Int) -> (covered: Int, wasVisible: Bool) {
+        let available = slots[slot(cursor.leaf, cursor.runIndex)].length - cursor.offset
+        let covered = min(count, available)
+        guard !slots[slot(cursor.leaf, cursor.runIndex)].isDeleted else { return (covered, false) }
+        let cursor = makeRoom(for: 2, at: cursor)
         let leaf = cursor.leaf
         var runIndex = cursor.runIndex
-        let available = leaf.runs[runIndex].length - cursor.offset
-        let covered = min(count, available)
-        guard !leaf.runs[runIndex].isDeleted else { return (covered, false) }
         if cursor.offset > 0 {
-            let right = split(&leaf.runs[runIndex], at: cursor.offset)
-            leaf.runs.insert(right, at: runIndex + 1)
+            splitRun(leaf, runIndex, at: cursor.offset)
             runIndex += 1
         }
-        if covered < leaf.runs[runIndex].length {
-            let right = split(&leaf.runs[runIndex], at: covered)
-            leaf.runs.insert(right, at: runIndex + 1)
-        }
-        let before = leaf.runs[runIndex].counts
-        leaf.runs[runIndex].isDeleted = true
-        addCounts(leaf.runs[runIndex].counts - before, from: leaf)
+        if covered < slots[slot(leaf, runIndex)].length { splitRun(leaf, runIndex, at: covered) }
+        let before = slots[slot(leaf, runIndex)].counts
+        slots[slot(leaf, runIndex)].isDeleted = true
+        addCounts(slots[slot(leaf, runIndex)].counts - before, from: leaf)
         // Backspacing leaves adjacent tombstones of one typing run: keep them one run.
-        if runIndex + 1 < leaf.runs.count, leaf.runs[runIndex].canAppend(leaf.runs[runIndex + 1]) {
-            let next = leaf.runs.remove(at: runIndex + 1)
-            leaf.runs[runIndex].append(next)
+        if runIndex + 1 < runCount(leaf), slots[slot(leaf, runIndex)].canAppend(slots[slot(leaf, runIndex + 1)]) {
+            slots[slot(leaf, runIndex)].append(slots[slot(leaf, runIndex + 1)])
+            removeRun(in: leaf, at: runIndex + 1)
         }
-        if runIndex > 0, leaf.runs[runIndex - 1].canAppend(leaf.runs[runIndex]) {
-            let current = leaf.runs.remove(at: runIndex)
-            leaf.runs[runIndex - 1].append(current)
+        if runIndex > 0, slots[slot(leaf, runIndex - 1)].canAppend(slots[slot(leaf, runIndex)]) {
+            slots[slot(leaf, runIndex - 1)].append(slots[slot(leaf, runIndex)])
+            removeRun(in: leaf, at: runIndex)
         }
-        splitIfNeeded(leaf)
         return (covered, true)
     }
 
-    private func addCounts(_ delta: TextCounts, from leaf: RunNode) {
-        var node: RunNode? = leaf
-        while let current = node {
-            current.counts += delta
-            node = current.parent
+    /// Splits run `index` of `leaf` at `offset`; the right part becomes run `index + 1`.
+    /// The leaf must have room for one more run.
+    private mutating func splitRun(_ leaf: Int32, _ index: Int, at offset: Int) {
+        var left = slots[slot(leaf, index)]
+        let right = split(&left, at: offset)
+        slots[slot(leaf, index)] = left
+        insertRun(right, in: leaf, at: index + 1)
+    }
+
+    private mutating func insertRun(_ run: TextRun, in leaf: Int32, at index: Int) {
+        let base = slot(leaf, 0)
+        let count = runCount(leaf)
+        var position = count
+        while position > index {
+            slots[base + position] = slots[base + position - 1]
+            position -= 1
+        }
+        slots[base + index] = run
+        leafSize[Int(leaf)] += 1
+    }
+
+    private mutating func removeRun(in leaf: Int32, at index: Int) {
+        let base = slot(leaf, 0)
+        let count = runCount(leaf)
+        for position in index..<count - 1 { slots[base + position] = slots[base + position + 1] }
+        leafSize[Int(leaf)] -= 1
+    }
+
+    private mutating func addCounts(_ delta: TextCounts, from leaf: Int32) {
+        leafCounts[Int(leaf)] += delta
+        var branch = leafParent[Int(leaf)]
+        while branch >= 0 {
+            branchCounts[Int(branch)] += delta
+            branch = branchParent[Int(branch)]
         }
     }
 
     /// Points the ID index at `leaf` for every item of `run`.
-    private mutating func record(_ run: TextRun, in leaf: RunNode) {
+    private mutating func record(_ run: TextRun, in leaf: Int32) {
         let agent = Int(run.agent)
         let end = Int(run.counter) + run.length
         if leafOfCounter[agent].count < end {
             leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: end - leafOfCounter[agent].count))
         }
-        let id = leaf.leafID
         leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
-            for counter in Int(run.counter)..<end { table[counter] = id }
+            for counter in Int(run.counter)..<end { table[counter] = leaf }
         }
     }
 
-    private mutating func splitIfNeeded(_ node: RunNode) {
-        if node.isLeaf {
-            guard node.runs.count > Self.leafCapacity else { return }
-        } else {
-            guard node.children.count > Self.branchCapacity else { return }
+    /// Ensures the cursor's leaf can take `extra` more runs, splitting it if needed, and
+    /// returns the cursor's position after the split.
+    private mutating func makeRoom(for extra: Int, at cursor: ItemCursor) -> ItemCursor {
+        guard runCount(cursor.leaf) + extra > Self.leafCapacity else { return cursor }
+        let leaf = cursor.leaf
+        let half = runCount(leaf) / 2
+        let sibling = makeLeaf()
+        let moved = runCount(leaf) - half
+        var movedCounts = TextCounts()
+        for index in 0..<moved {
+            let run = slots[slot(leaf, half + index)]
+            slots[slot(sibling, index)] = run
+            movedCounts += run.counts
+            record(run, in: sibling)
         }
-        let sibling = RunNode(isLeaf: node.isLeaf)
-        if node.isLeaf {
-            let half = node.runs.count / 2
-            sibling.runs = Array(node.runs[half...])
-            node.runs.removeSubrange(half...)
-            sibling.leafID = Int32(leaves.count)
-            leaves.append(sibling)
-            for run in sibling.runs { record(run, in: sibling) }
-            sibling.counts = sibling.runs.reduce(TextCounts()) { $0 + $1.counts }
-        } else {
-            let half = node.children.count / 2
-            sibling.children = Array(node.children[half...])
-            node.children.removeSubrange(half...)
-            for child in sibling.children { child.parent = sibling }
-            sibling.counts = sibling.children.reduce(TextCounts()) { $0 + $1.counts }
-        }
-        node.counts = node.counts - sibling.counts
-        if let parent = node.parent {
-            sibling.parent = parent
-            parent.children.insert(sibling, at: parent.index(of: node) + 1)
-            splitIfNeeded(parent)
-        } else {
-            let newRoot = RunNode(isLeaf: false)
-            newRoot.children = [node, sibling]
-            newRoot.counts = node.counts + sibling.counts
-            node.parent = newRoot
-            sibling.parent = newRoot
+        leafSize[Int(leaf)] = Int32(half)
+        leafSize[Int(sibling)] = Int32(moved)
+        // Attach first, with the counts still on `leaf`: parents may split while attaching,
+        // and they must see consistent totals. Both leaves end under one parent, so moving
+        // the counts across afterwards leaves every ancestor's total unchanged.
+        attach(sibling, isLeaf: true, after: leaf)
+        leafCounts[Int(leaf)] = leafCounts[Int(leaf)] - movedCounts
+        leafCounts[Int(sibling)] = movedCounts
+        return cursor.runIndex >= half
+            ? ItemCursor(leaf: sibling, runIndex: cursor.runIndex - half, offset: cursor.offset)
+            : cursor
+    }
+
+    /// Inserts the new node `node` (whose counts are still carried by `left`) right after
+    /// `left` in `left`'s parent, splitting parents (or growing a new root) as needed.
+    private mutating func attach(_ node: Int32, isLeaf: Bool, after left: Int32) {
+        var parent = isLeaf ? leafParent[Int(left)] : branchParent[Int(left)]
+        if parent < 0 {
+            let newRoot = makeBranch(holdsLeaves: isLeaf)
+            children[childSlot(newRoot, 0)] = left
+            children[childSlot(newRoot, 1)] = node
+            branchSize[Int(newRoot)] = 2
+            branchCounts[Int(newRoot)] = childCounts(newRoot, left)
+            setParent(left, isLeaf: isLeaf, to: newRoot)
+            setParent(node, isLeaf: isLeaf, to: newRoot)
             root = newRoot
+            rootIsLeaf = false
+            return
         }
+        if Int(branchSize[Int(parent)]) == Self.branchCapacity {
+            splitBranch(parent)
+            parent = isLeaf ? leafParent[Int(left)] : branchParent[Int(left)]
+        }
+        let base = childSlot(parent, 0)
+        var index = Int(branchSize[Int(parent)])
+        while children[base + index - 1] != left {
+            children[base + index] = children[base + index - 1]
+            index -= 1
+        }
+        children[base + index] = node
+        branchSize[Int(parent)] += 1
+        setParent(node, isLeaf: isLeaf, to: parent)
     }
 
-    /// The bytes the tree holds: nodes, runs, the ID index and the content buffers.
-    var memoryFootprint: Int {
-        let objectHeader = 64  // node fields plus the allocation's own header
-        var bytes = 0
-        var stack = [root]
-        while let node = stack.popLast() {
-            bytes += objectHeader + 32 * 2
-            bytes += node.runs.capacity * MemoryLayout<TextRun>.stride + node.children.capacity * 8
-            stack.append(contentsOf: node.children)
+    private mutating func setParent(_ node: Int32, isLeaf: Bool, to parent: Int32) {
+        if isLeaf { leafParent[Int(node)] = parent } else { branchParent[Int(node)] = parent }
+    }
+
+    /// Moves the upper half of `branch`'s children to a new sibling branch.
+    private mutating func splitBranch(_ branch: Int32) {
+        let holdsLeaves = branchHoldsLeaves[Int(branch)]
+        let sibling = makeBranch(holdsLeaves: holdsLeaves)
+        let count = Int(branchSize[Int(branch)])
+        let half = count / 2
+        var movedCounts = TextCounts()
+        for index in half..<count {
+            let child = children[childSlot(branch, index)]
+            children[childSlot(sibling, index - half)] = child
+            setParent(child, isLeaf: holdsLeaves, to: sibling)
+            movedCounts += childCounts(branch, child)
         }
-        bytes += content.reduce(0) { $0 + $1.capacity + 32 }
-        bytes += leafOfCounter.reduce(0) { $0 + $1.capacity * 4 + 32 }
-        bytes += leaves.capacity * 8 + replicas.capacity * 8 + agents.capacity * 24
-        return bytes
+        branchSize[Int(branch)] = Int32(half)
+        branchSize[Int(sibling)] = Int32(count - half)
+        attach(sibling, isLeaf: false, after: branch)  // counts moved after, as for leaves
+        branchCounts[Int(branch)] = branchCounts[Int(branch)] - movedCounts
+        branchCounts[Int(sibling)] = movedCounts
+    }
+
+    /// Checks the tree's invariants (counts, parent links, ID index); returns the problems.
+    func invariantViolations() -> [String] {
+        var problems: [String] = []
+        func check(_ node: Int32, isLeaf: Bool, parent: Int32) -> TextCounts {
+            if isLeaf {
+                if leafParent[Int(node)] != parent { problems.append("leaf \(node) has parent \(leafParent[Int(node)]), expected \(parent)") }
+                var total = TextCounts()
+                for index in 0..<runCount(node) {
+                    let run = slots[slot(node, index)]
+                    total += run.counts
+                    for offset in 0..<run.length where leafOfCounter[Int(run.agent)][Int(run.counter) + offset] != node {
+                        problems.append("item \(run.agent):\(Int(run.counter) + offset) indexed in the wrong leaf")
+                        break
+                    }
+                }
+                if total != leafCounts[Int(node)] { problems.append("leaf \(node) counts \(leafCounts[Int(node)]) but holds \(total)") }
+                return total
+            }
+            if branchParent[Int(node)] != parent { problems.append("branch \(node) has wrong parent") }
+            var total = TextCounts()
+            for index in 0..<Int(branchSize[Int(node)]) {
+                total += check(children[childSlot(node, index)], isLeaf: branchHoldsLeaves[Int(node)], parent: node)
+            }
+            if total != branchCounts[Int(node)] { problems.append("branch \(node) counts \(branchCounts[Int(node)]) but holds \(total)") }
+            return total
+        }
+        _ = check(root, isLeaf: rootIsLeaf, parent: -1)
+        return problems
+    }
+
+    /// The number of levels (1 for a lone leaf).
+    var depth: Int {
+        var levels = 1
+        var node = root
+        var isLeaf = rootIsLeaf
+        while !isLeaf {
+            levels += 1
+            isLeaf = branchHoldsLeaves[Int(node)]
+            node = children[childSlot(node, 0)]
+        }
+        return levels
+    }
+
+    /// Breaks the root's counts, so tests can see the invariant checker fail.
+    mutating func corruptCountsForTesting() {
+        if rootIsLeaf { leafCounts[Int(root)].scalars += 1 } else { branchCounts[Int(root)].scalars += 1 }
     }
 
     // MARK: Bulk
 
     /// Every run in document order.
     func forEachRun(_ body: (TextRun) throws -> Void) rethrows {
-        var leaf: RunNode? = start.leaf
+        var leaf: Int32? = start.leaf
         while let current = leaf {
-            for run in current.runs { try body(run) }
+            let base = slot(current, 0)
+            for index in 0..<runCount(current) { try body(slots[base + index]) }
             leaf = nextLeaf(after: current)
         }
+    }
+
+    /// The bytes the tree holds: node arrays, the ID index and the content buffers.
+    var memoryFootprint: Int {
+        var bytes = slots.capacity * MemoryLayout<TextRun>.stride
+        bytes += leafSize.capacity * 4 + leafParent.capacity * 4 + leafCounts.capacity * MemoryLayout<TextCounts>.stride
+        bytes += children.capacity * 4 + branchSize.capacity * 4 + branchParent.capacity * 4
+        bytes += branchCounts.capacity * MemoryLayout<TextCounts>.stride + branchHoldsLeaves.capacity
+        bytes += content.reduce(0) { $0 + $1.capacity + 32 }
+        bytes += leafOfCounter.reduce(0) { $0 + $1.capacity * 4 + 32 }
+        bytes += replicas.capacity * 8 + agents.capacity * 24
+        return bytes
     }
 
     /// A tree holding `runs` in order, built bottom-up without searching, for agents
@@ -439,37 +592,45 @@ struct RunTree {
         tree.content = content
         guard !runs.isEmpty else { return tree }
         let perLeaf = leafCapacity * 3 / 4
-        var level: [RunNode] = []
-        var leaves: [RunNode] = []
+        var level: [Int32] = []
         var index = 0
         while index < runs.count {
-            let leaf = RunNode(isLeaf: true)
-            leaf.runs = Array(runs[index..<min(index + perLeaf, runs.count)])
-            leaf.leafID = Int32(leaves.count)
-            leaf.counts = leaf.runs.reduce(TextCounts()) { $0 + $1.counts }
-            leaves.append(leaf)
-            index += perLeaf
+            let leaf = level.isEmpty ? 0 : tree.makeLeaf()
+            let end = min(index + perLeaf, runs.count)
+            var counts = TextCounts()
+            for position in index..<end {
+                tree.slots[tree.slot(leaf, position - index)] = runs[position]
+                counts += runs[position].counts
+                tree.record(runs[position], in: leaf)
+            }
+            tree.leafSize[Int(leaf)] = Int32(end - index)
+            tree.leafCounts[Int(leaf)] = counts
+            level.append(leaf)
+            index = end
         }
-        tree.leaves = leaves
-        for leaf in leaves { for run in leaf.runs { tree.record(run, in: leaf) } }
-        level = leaves
+        var levelIsLeaves = true
         let perBranch = branchCapacity * 3 / 4
         while level.count > 1 {
-            var next: [RunNode] = []
+            var next: [Int32] = []
             var start = 0
             while start < level.count {
-                let node = RunNode(isLeaf: false)
-                node.children = Array(level[start..<min(start + perBranch, level.count)])
-                for child in node.children {
-                    child.parent = node
-                    node.counts += child.counts
+                let branch = tree.makeBranch(holdsLeaves: levelIsLeaves)
+                let end = min(start + perBranch, level.count)
+                for position in start..<end {
+                    let child = level[position]
+                    tree.children[tree.childSlot(branch, position - start)] = child
+                    tree.setParent(child, isLeaf: levelIsLeaves, to: branch)
+                    tree.branchCounts[Int(branch)] += tree.childCounts(branch, child)
                 }
-                next.append(node)
-                start += perBranch
+                tree.branchSize[Int(branch)] = Int32(end - start)
+                next.append(branch)
+                start = end
             }
             level = next
+            levelIsLeaves = false
         }
         tree.root = level[0]
+        tree.rootIsLeaf = levelIsLeaves
         return tree
     }
 }
