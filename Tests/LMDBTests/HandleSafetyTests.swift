@@ -21,6 +21,20 @@ struct HandleSafetyTests {
         #expect(try reopened.read { tx in try tx.count(in: reopenedDB) } == 1)
     }
 
+    @Test("a new store in the place of a deleted one opens while the old handle still lives")
+    func replacedDirectory() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appending("env")
+            let old = try Environment(path: path)
+            try FileManager.default.removeItem(atPath: path)
+            let replacement = try Environment(path: path)
+            let db = try replacement.openDatabase(named: "d")
+            try replacement.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
+            #expect(try replacement.read { tx in try tx.count(in: db) } == 1)
+            try old.close()
+        }
+    }
+
     @Test("an Environment released without close frees its directory for the next one")
     func releaseFreesTheDirectory() throws {
         try withTemporaryDirectory { directory in

@@ -20,7 +20,10 @@ final class TestEnvironment: Sendable {
         environment = try Environment(path: directory.appending("env"), configuration: configuration)
     }
 
-    deinit { directory.remove() }
+    deinit {
+        try? environment.close()  // before the files go
+        directory.remove()
+    }
 }
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

@@ -85,42 +85,15 @@ public final class Environment: Sendable {
         }
 
         // Refuse a second handle before LMDB sees it: opening resets the reader table.
-        let file = EnvironmentRegistry.identity(of: path)
-        if let file, !EnvironmentRegistry.register(file) {
-            throw LMDBError(.alreadyOpen, operation: .openEnvironment, context: path)
-        }
-        var env: OpaquePointer?
-        var rc = calls.envCreate(&env)
-        guard rc == 0, let env else {
-            if let file { EnvironmentRegistry.unregister(file) }
-            throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
-        }
-        let pageSize = 4096
-        let requested = min(max(configuration.mapSize, pageSize * 4), Int.max / 4)
-        let mapSize = (requested + pageSize - 1) / pageSize * pageSize
-        var flags = UInt32(MDB_NOTLS)
-        switch configuration.durability {
-        case .full: break
-        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
-        case .noSync: flags |= UInt32(MDB_NOSYNC)
-        }
-        if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
-
-        rc = calls.envSetMapSize(env, mapSize)
-        if rc == 0 { rc = calls.envSetMaxReaders(env, UInt32(clamping: configuration.maxReaders)) }
-        if rc == 0 { rc = calls.envSetMaxDatabases(env, UInt32(clamping: configuration.maxDatabases)) }
-        if rc == 0 { rc = calls.envOpen(env, path, flags, configuration.fileMode) }
-        var dead: Int32 = 0
-        if rc == 0 { rc = calls.readerCheck(env, &dead) }
-        guard rc == 0 else {
-            calls.envClose(env)
-            if let file { EnvironmentRegistry.unregister(file) }
-            throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
+        let (env, file) = try EnvironmentRegistry.opening(path) { () throws -> OpaquePointer in
+            try Self.openHandle(path: path, configuration: configuration, calls: calls)
         }
         self.file = file
         self.handle = EnvironmentHandle(pointer: env)
         self.maxKeySize = Int(calls.envMaxKeySize(env))
-        self.staleReadersClearedAtOpen = Int(dead)
+        var dead: Int32 = 0
+        let rc = calls.readerCheck(env, &dead)
+        self.staleReadersClearedAtOpen = rc == 0 ? Int(dead) : 0
         var info = MDB_envinfo()
         _ = calls.envInfo(env, &info)
         self.currentMapSize = Atomic(info.me_mapsize)
@@ -142,6 +115,34 @@ public final class Environment: Sendable {
         try gate.exclusively(operation: .close, closing: true) { () throws(LMDBError) in
             closeHandle()
         }
+    }
+
+    /// Creates and opens an `MDB_env` for `path`, or throws with it released.
+    private static func openHandle(path: String, configuration: Configuration, calls: LMDBCalls) throws -> OpaquePointer {
+        var env: OpaquePointer?
+        var rc = calls.envCreate(&env)
+        guard rc == 0, let env else {
+            throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
+        }
+        let pageSize = 4096
+        let requested = min(max(configuration.mapSize, pageSize * 4), Int.max / 4)
+        let mapSize = (requested + pageSize - 1) / pageSize * pageSize
+        var flags = UInt32(MDB_NOTLS)
+        switch configuration.durability {
+        case .full: break
+        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+        case .noSync: flags |= UInt32(MDB_NOSYNC)
+        }
+        if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+        rc = calls.envSetMapSize(env, mapSize)
+        if rc == 0 { rc = calls.envSetMaxReaders(env, UInt32(clamping: configuration.maxReaders)) }
+        if rc == 0 { rc = calls.envSetMaxDatabases(env, UInt32(clamping: configuration.maxDatabases)) }
+        if rc == 0 { rc = calls.envOpen(env, path, flags, configuration.fileMode) }
+        guard rc == 0 else {
+            calls.envClose(env)
+            throw LMDBError(.init(rawValue: rc), operation: .openEnvironment, context: path)
+        }
+        return env
     }
 
     /// Closes the `MDB_env` once and lets the directory be opened again. Only called
