@@ -154,18 +154,18 @@ extension ReplicatedText {
                 let originLeft = try Self.readReference(kind: (flags >> 1) & 3, agent: agent, from: counter, agents: agentCount, &reader)
                 let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
                 // Measure the run's characters in the content, checking they are there.
-                var byte = Int(byteStart)
-                var utf16 = 0
-                let content = contents[agent]
-                for _ in 0..<length {
-                    guard byte < content.count else {
-                        throw DecodingError.malformed("run content runs past the agent's content", at: start)
+                let (byte, utf16) = contents[agent].withUnsafeBufferPointer { content -> (Int, Int) in
+                    var byte = Int(byteStart)
+                    var utf16 = 0
+                    for _ in 0..<length {
+                        guard byte < content.count else { return (Int.max, 0) }
+                        let width = UTF8Scan.sequenceLength(leading: content[byte])
+                        utf16 += width == 4 ? 2 : 1
+                        byte += width
                     }
-                    let width = UTF8Scan.sequenceLength(leading: content[byte])
-                    utf16 += width == 4 ? 2 : 1
-                    byte += width
+                    return (byte, utf16)
                 }
-                guard byte <= content.count else {
+                guard byte <= contents[agent].count else {
                     throw DecodingError.malformed("run content runs past the agent's content", at: start)
                 }
                 runs.append(TextRun(
@@ -176,78 +176,53 @@ extension ReplicatedText {
             guard reader.isAtEnd else {
                 throw DecodingError.malformed("\(reader.remaining) unexpected trailing bytes", at: reader.offset)
             }
-            try Self.validate(runs: runs, logs: logs, counters: counters)
+            guard let tree = RunTree.bulkLoaded(runs, replicas: replicas, content: contents) else {
+                throw DecodingError.malformed("two runs hold the same character", at: 0)
+            }
+            try Self.validate(tree, runs: runs, logs: logs)
+            self.init(replica: replica, tree: tree, logs: logs, counters: counters)
         } catch {
             throw TextError.malformed(error)
         }
-        self.init(replica: replica, replicas: replicas, content: contents, runs: runs, logs: logs, counters: counters)
     }
 
-    /// Checks that the runs hold every inserted item exactly once, and that every
-    /// reference (origins, deletion targets) names an inserted item. Memory and time are
-    /// proportional to runs and log entries, not to counters, so hostile counts cost nothing.
-    private static func validate(runs: [TextRun], logs: [[LogEntry]], counters: [UInt64]) throws(DecodingError) {
-        // Each agent's inserted counters, as sorted, disjoint ranges.
-        var inserted: [[Range<UInt64>]] = logs.map { log in
-            log.compactMap { entry -> Range<UInt64>? in
-                guard case .insert(let record) = entry else { return nil }
-                return record.counter..<record.counter + UInt64(record.length)
-            }
-        }
-        func isItem(_ ref: ItemRef) -> Bool {
-            if ref.isNone { return true }
-            guard Int(ref.agent) < inserted.count else { return false }
-            let ranges = inserted[Int(ref.agent)]
-            var low = 0
-            var high = ranges.count
-            while low < high {
-                let middle = (low + high) / 2
-                if ranges[middle].upperBound <= ref.counter { low = middle + 1 } else { high = middle }
-            }
-            return low < ranges.count && ranges[low].contains(ref.counter)
-        }
-        var placed = [[Range<UInt64>]](repeating: [], count: logs.count)
-        for run in runs {
-            guard isItem(run.originLeft), isItem(run.rightParent) else {
-                throw DecodingError.malformed("a run refers to a character that does not exist", at: 0)
-            }
-            placed[Int(run.agent)].append(run.counter..<run.counter + UInt64(run.length))
-        }
-        for agent in placed.indices {
-            // The runs of an agent, in counter order, must tile its inserted ranges exactly.
-            let runRanges = placed[agent].sorted { $0.lowerBound < $1.lowerBound }
-            var expected = inserted[agent].makeIterator()
-            var current = expected.next()
-            for range in runRanges {
-                guard let target = current, range.lowerBound == target.lowerBound, range.upperBound <= target.upperBound else {
-                    throw DecodingError.malformed("the runs do not match the inserted characters", at: 0)
-                }
-                current = range.upperBound == target.upperBound ? expected.next() : range.upperBound..<target.upperBound
-            }
-            guard current == nil else { throw DecodingError.malformed("some inserted characters have no run", at: 0) }
-        }
-        for log in logs {
+    /// Checks, on the loaded tree, that the runs hold every inserted item exactly once and
+    /// that every reference (origins, deletion targets) names an inserted item. O(1) per
+    /// reference through the tree's ID index; O(characters) for the coverage check.
+    private static func validate(_ tree: RunTree, runs: [TextRun], logs: [[LogEntry]]) throws(DecodingError) {
+        let placed = runs.reduce(0) { $0 + $1.length }
+        var inserted = 0
+        for (agent, log) in logs.enumerated() {
             for entry in log {
                 switch entry {
                 case .insert(let record):
-                    guard isItem(record.originLeft), isItem(record.rightParent) else {
-                        throw DecodingError.malformed("an insertion refers to a character that does not exist", at: 0)
+                    inserted += record.length
+                    guard tree.containsAll(ItemRef(agent: Int32(agent), counter: record.counter), count: record.length) else {
+                        throw DecodingError.malformed("some inserted characters have no run", at: 0)
                     }
+                    guard record.originLeft.isNone || tree.contains(record.originLeft),
+                        record.rightParent.isNone || tree.contains(record.rightParent)
+                    else { throw DecodingError.malformed("an insertion refers to a character that does not exist", at: 0) }
                 case .delete(let record):
                     let span = UInt64(record.length - 1)
                     guard !record.isBackward || record.target.counter >= span else {
                         throw DecodingError.malformed("a backward deletion runs before counter 0", at: 0)
                     }
                     let first = record.isBackward ? record.target.counter - span : record.target.counter
-                    // Every target must be a character: the whole range inside one inserted range
-                    // or spread over several; check each end and that no gap lies between.
-                    guard isItem(ItemRef(agent: record.target.agent, counter: first)),
-                        isItem(ItemRef(agent: record.target.agent, counter: first &+ span))
+                    guard tree.contains(ItemRef(agent: record.target.agent, counter: first)),
+                        tree.contains(ItemRef(agent: record.target.agent, counter: first &+ span))
                     else { throw DecodingError.malformed("a deletion targets a character that does not exist", at: 0) }
                 }
             }
         }
-        inserted.removeAll()
+        // Every inserted character is placed, none twice (bulk loading checked that), and no
+        // run holds anything else: the runs tile the insertions exactly.
+        guard placed == inserted else { throw DecodingError.malformed("the runs do not match the inserted characters", at: 0) }
+        for run in runs {
+            guard run.originLeft.isNone || tree.contains(run.originLeft),
+                run.rightParent.isNone || tree.contains(run.rightParent)
+            else { throw DecodingError.malformed("a run refers to a character that does not exist", at: 0) }
+        }
     }
 
     private static func kind(_ ref: ItemRef, agent: Int) -> UInt8 {

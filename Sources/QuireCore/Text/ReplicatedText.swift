@@ -43,12 +43,12 @@ public final class ReplicatedText {
     }
 
     /// A text assembled from decoded state; the caller has validated the parts.
-    init(replica: ReplicaID, replicas: [ReplicaID], content: [[UInt8]], runs: [TextRun], logs: [[LogEntry]], counters: [UInt64]) {
+    init(replica: ReplicaID, tree: RunTree, logs: [[LogEntry]], counters: [UInt64]) {
         self.replica = replica
-        self.tree = RunTree.bulkLoaded(runs, replicas: replicas, content: content)
+        self.tree = tree
         self.logs = logs
         self.nextCounter = counters
-        self.localAgent = tree.agent(for: replica)
+        self.localAgent = self.tree.agent(for: replica)
         while self.logs.count <= Int(localAgent) {
             self.logs.append([])
             self.nextCounter.append(0)

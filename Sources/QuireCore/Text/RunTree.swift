@@ -257,6 +257,14 @@ struct RunTree {
         return total
     }
 
+    /// Whether the `count` items from `first` on are all in the tree.
+    func containsAll(_ first: ItemRef, count: Int) -> Bool {
+        guard !first.isNone, first.counter + UInt64(count) <= UInt64(leafOfCounter[Int(first.agent)].count) else { return false }
+        return leafOfCounter[Int(first.agent)].withUnsafeBufferPointer { table in
+            (Int(first.counter)..<Int(first.counter) + count).allSatisfy { table[$0] >= 0 }
+        }
+    }
+
     /// The document index (tombstones counted) of the item under `cursor`.
     func itemIndex(of cursor: ItemCursor) -> Int {
         sumBefore(cursor) { $0.items } + cursor.offset
@@ -429,6 +437,23 @@ struct RunTree {
         }
     }
 
+    /// Like ``record(_:in:)``, but returns `false` (recording nothing more) when an item of
+    /// `run` is already in the index.
+    private mutating func recordIfNew(_ run: TextRun, in leaf: Int32) -> Bool {
+        let agent = Int(run.agent)
+        let end = Int(run.counter) + run.length
+        if leafOfCounter[agent].count < end {
+            leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: end - leafOfCounter[agent].count))
+        }
+        return leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
+            for counter in Int(run.counter)..<end {
+                guard table[counter] < 0 else { return false }
+                table[counter] = leaf
+            }
+            return true
+        }
+    }
+
     /// Ensures the cursor's leaf can take `extra` more runs, splitting it if needed, and
     /// returns the cursor's position after the split.
     private mutating func makeRoom(for extra: Int, at cursor: ItemCursor) -> ItemCursor {
@@ -585,13 +610,15 @@ struct RunTree {
     }
 
     /// A tree holding `runs` in order, built bottom-up without searching, for agents
-    /// `replicas` whose inserted characters are `content`.
-    static func bulkLoaded(_ runs: [TextRun], replicas: [ReplicaID], content: [[UInt8]]) -> RunTree {
+    /// `replicas` whose inserted characters are `content`; `nil` when two runs hold the
+    /// same item.
+    static func bulkLoaded(_ runs: [TextRun], replicas: [ReplicaID], content: [[UInt8]]) -> RunTree? {
         var tree = RunTree()
         for replica in replicas { _ = tree.agent(for: replica) }
         tree.content = content
         guard !runs.isEmpty else { return tree }
         let perLeaf = leafCapacity * 3 / 4
+        tree.slots.reserveCapacity((runs.count / perLeaf + 1) * leafCapacity)
         var level: [Int32] = []
         var index = 0
         while index < runs.count {
@@ -601,7 +628,7 @@ struct RunTree {
             for position in index..<end {
                 tree.slots[tree.slot(leaf, position - index)] = runs[position]
                 counts += runs[position].counts
-                tree.record(runs[position], in: leaf)
+                guard tree.recordIfNew(runs[position], in: leaf) else { return nil }
             }
             tree.leafSize[Int(leaf)] = Int32(end - index)
             tree.leafCounts[Int(leaf)] = counts
