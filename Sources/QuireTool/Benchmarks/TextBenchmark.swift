@@ -17,6 +17,7 @@ struct TextBenchmark {
         var local_replay_ms: Double
         var encode_ms: Double
         var history_bytes: Int
+        var history_deflated_bytes: Int
         var merge_ms: Double
         var state_bytes: Int
         var load_ms: Double
@@ -61,7 +62,7 @@ struct TextBenchmark {
         return Result(
             trace: traceName, ops: trace.patchCount, runs: runs,
             local_replay_ms: Timing.median(replayTimes), encode_ms: Timing.median(encodeTimes),
-            history_bytes: history.count, merge_ms: Timing.median(mergeTimes),
+            history_bytes: history.count, history_deflated_bytes: Gzip.deflate(history).count, merge_ms: Timing.median(mergeTimes),
             state_bytes: state.count, load_ms: Timing.median(loadTimes),
             rss_mb: Double(memory) / 1_048_576, keystroke_delta_bytes: try keystrokeDeltaBytes(limit: 10_000),
             end_chars: text.unicodeScalars.count,

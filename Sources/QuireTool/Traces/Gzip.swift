@@ -1,10 +1,22 @@
 import CZlib
 
-/// Inflates gzip (or zlib) data with the system zlib.
+/// Inflates gzip (or zlib) data, and deflates data, with the system zlib.
 enum Gzip {
     /// A gzip stream that does not inflate.
     struct Failure: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// `bytes` compressed as one zlib stream at the default level.
+    static func deflate(_ bytes: [UInt8]) -> [UInt8] {
+        var length = compressBound(uLong(bytes.count))
+        var output = [UInt8](repeating: 0, count: Int(length))
+        let status = output.withUnsafeMutableBufferPointer { target in
+            bytes.withUnsafeBufferPointer { source in
+                compress2(target.baseAddress, &length, source.baseAddress, uLong(source.count), Z_DEFAULT_COMPRESSION)
+            }
+        }
+        return status == Z_OK ? Array(output[..<Int(length)]) : bytes
     }
 
     /// Whether `bytes` start with the gzip magic number.

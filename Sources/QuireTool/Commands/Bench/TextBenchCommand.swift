@@ -39,7 +39,7 @@ struct TextBenchCommand: Command {
             let rows: [(String, String)] = [
                 ("trace", "\(result.trace) (\(result.ops) ops, \(result.end_chars) characters)"),
                 ("local replay", String(format: "%.2f ms", result.local_replay_ms)),
-                ("encode history", String(format: "%.2f ms, %d bytes", result.encode_ms, result.history_bytes)),
+                ("encode history", String(format: "%.2f ms, %d bytes (%d deflated)", result.encode_ms, result.history_bytes, result.history_deflated_bytes)),
                 ("merge history", String(format: "%.2f ms", result.merge_ms)),
                 ("state", String(format: "%d bytes, load %.3f ms", result.state_bytes, result.load_ms)),
                 ("memory of a loaded replica", String(format: "%.2f MB", result.rss_mb)),
