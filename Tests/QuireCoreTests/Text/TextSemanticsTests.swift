@@ -146,3 +146,22 @@ struct TextSemanticsTests {
         #expect(text.string == "a😀xb")
     }
 }
+
+@Suite("README")
+struct ReadmeExampleTests {
+    @Test("the README's example runs and prints what it says")
+    func readmeExample() throws {
+        let laptop = ReplicatedText(replica: ReplicaID(1))
+        try laptop.insert("Dear diary, today", at: 0)
+        let phone = laptop.fork(as: ReplicaID(2))
+        try laptop.insert(" it rained", at: laptop.count)
+        try phone.insert("👋 ", at: 0)
+        try phone.insert(",", at: phone.count(in: .utf16), unit: .utf16)
+        let delta = phone.encodedOperations(since: laptop.version)
+        #expect(delta.count < 80)
+        try laptop.applyEncoded(delta)
+        try phone.applyEncoded(laptop.encodedOperations(since: phone.version))
+        #expect(laptop.string == phone.string)
+        #expect(laptop.string == "👋 Dear diary, today it rained,")
+    }
+}
