@@ -26,7 +26,17 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads an unsigned LEB128 integer of at most 10 bytes.
+    @inline(__always)
     public mutating func readVarint(_ what: @autoclosure () -> String = "integer") throws(DecodingError) -> UInt64 {
+        // Most values fit one byte: take them without the loop.
+        if offset < bytes.count, bytes[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(bytes[offset])
+        }
+        return try readLongVarint(what())
+    }
+
+    private mutating func readLongVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         let start = offset

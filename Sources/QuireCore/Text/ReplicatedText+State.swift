@@ -76,6 +76,7 @@ extension ReplicatedText {
         var counters: [UInt64] = []
         var logs: [[LogEntry]] = []
         var runs: [TextRun] = []
+        var asciiAgents: [Bool] = []
         do throws(DecodingError) {
             let format = try reader.readByte("format")
             guard format == Self.stateFormat else {
@@ -88,10 +89,12 @@ extension ReplicatedText {
                 counters.append(try reader.readVarint("next counter"))
                 let contentStart = reader.offset
                 let content = Array(try reader.readLengthPrefixed("content"))
-                guard String(validating: content, as: UTF8.self) != nil else {
+                let ascii = content.withUnsafeBufferPointer { bytes in bytes.allSatisfy { $0 < 0x80 } }
+                guard ascii || String(validating: content, as: UTF8.self) != nil else {
                     throw DecodingError.malformed("content of agent \(agent) is not UTF-8", at: contentStart)
                 }
                 contents.append(content)
+                asciiAgents.append(ascii)
                 let entryCount = try reader.readCount("log entries", limit: 1 << 32, minimumElementSize: 3)
                 var log: [LogEntry] = []
                 log.reserveCapacity(entryCount)
@@ -153,8 +156,11 @@ extension ReplicatedText {
                 else { throw DecodingError.malformed("run outside the agent's counters or content", at: start) }
                 let originLeft = try Self.readReference(kind: (flags >> 1) & 3, agent: agent, from: counter, agents: agentCount, &reader)
                 let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
-                // Measure the run's characters in the content, checking they are there.
-                let (byte, utf16) = contents[agent].withUnsafeBufferPointer { content -> (Int, Int) in
+                // Measure the run's characters in the content, checking they are there
+                // (ASCII content: one byte, one UTF-16 unit per character).
+                let (byte, utf16) = asciiAgents[agent]
+                    ? (Int(byteStart) + Int(length), Int(length))
+                    : contents[agent].withUnsafeBufferPointer { content -> (Int, Int) in
                     var byte = Int(byteStart)
                     var utf16 = 0
                     for _ in 0..<length {
@@ -197,13 +203,14 @@ extension ReplicatedText {
                 switch entry {
                 case .insert(let record):
                     inserted += record.length
-                    guard tree.containsAll(ItemRef(agent: Int32(agent), counter: record.counter), count: record.length) else {
-                        throw DecodingError.malformed("some inserted characters have no run", at: 0)
-                    }
                     guard record.originLeft.isNone || tree.contains(record.originLeft),
                         record.rightParent.isNone || tree.contains(record.rightParent)
                     else { throw DecodingError.malformed("an insertion refers to a character that does not exist", at: 0) }
                 case .delete(let record):
+                    // A deletion's own counters are not characters: no run may hold them.
+                    guard tree.containsNone(ItemRef(agent: Int32(agent), counter: record.counter), count: record.length) else {
+                        throw DecodingError.malformed("a run holds a deletion's counter", at: 0)
+                    }
                     let span = UInt64(record.length - 1)
                     guard !record.isBackward || record.target.counter >= span else {
                         throw DecodingError.malformed("a backward deletion runs before counter 0", at: 0)
@@ -215,8 +222,9 @@ extension ReplicatedText {
                 }
             }
         }
-        // Every inserted character is placed, none twice (bulk loading checked that), and no
-        // run holds anything else: the runs tile the insertions exactly.
+        // No run holds a deletion's counter, none holds an item twice (bulk loading checked),
+        // every counter is an insertion's or a deletion's (logs are contiguous), and the
+        // totals agree: the runs tile the insertions exactly.
         guard placed == inserted else { throw DecodingError.malformed("the runs do not match the inserted characters", at: 0) }
         for run in runs {
             guard run.originLeft.isNone || tree.contains(run.originLeft),

@@ -257,11 +257,12 @@ struct RunTree {
         return total
     }
 
-    /// Whether the `count` items from `first` on are all in the tree.
-    func containsAll(_ first: ItemRef, count: Int) -> Bool {
-        guard !first.isNone, first.counter + UInt64(count) <= UInt64(leafOfCounter[Int(first.agent)].count) else { return false }
+    /// Whether none of the `count` counters from `first` on is an item in the tree.
+    func containsNone(_ first: ItemRef, count: Int) -> Bool {
+        guard !first.isNone else { return true }
         return leafOfCounter[Int(first.agent)].withUnsafeBufferPointer { table in
-            (Int(first.counter)..<Int(first.counter) + count).allSatisfy { table[$0] >= 0 }
+            let end = min(Int(first.counter) + count, table.count)
+            return Int(first.counter) >= end || (Int(first.counter)..<end).allSatisfy { table[$0] < 0 }
         }
     }
 
@@ -617,21 +618,32 @@ struct RunTree {
         for replica in replicas { _ = tree.agent(for: replica) }
         tree.content = content
         guard !runs.isEmpty else { return tree }
-        let perLeaf = leafCapacity * 3 / 4
-        tree.slots.reserveCapacity((runs.count / perLeaf + 1) * leafCapacity)
+        // Leaves filled to all but two slots: loading writes little padding, and the first
+        // edit in a leaf still fits without a split.
+        let perLeaf = leafCapacity - 2
+        let leafCount = (runs.count + perLeaf - 1) / perLeaf
+        tree.slots.removeAll(keepingCapacity: true)
+        tree.slots.reserveCapacity(leafCount * leafCapacity)
+        tree.leafSize.removeAll()
+        tree.leafParent.removeAll()
+        tree.leafCounts.removeAll()
         var level: [Int32] = []
+        level.reserveCapacity(leafCount)
         var index = 0
         while index < runs.count {
-            let leaf = level.isEmpty ? 0 : tree.makeLeaf()
+            let leaf = Int32(level.count)
             let end = min(index + perLeaf, runs.count)
             var counts = TextCounts()
             for position in index..<end {
-                tree.slots[tree.slot(leaf, position - index)] = runs[position]
-                counts += runs[position].counts
-                guard tree.recordIfNew(runs[position], in: leaf) else { return nil }
+                let run = runs[position]
+                tree.slots.append(run)
+                counts += run.counts
+                guard tree.recordIfNew(run, in: leaf) else { return nil }
             }
-            tree.leafSize[Int(leaf)] = Int32(end - index)
-            tree.leafCounts[Int(leaf)] = counts
+            tree.slots.append(contentsOf: repeatElement(emptyRun, count: leafCapacity - (end - index)))
+            tree.leafSize.append(Int32(end - index))
+            tree.leafParent.append(-1)
+            tree.leafCounts.append(counts)
             level.append(leaf)
             index = end
         }
