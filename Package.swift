@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport"),
         .testTarget(
             name: "LMDBTests",
-            dependencies: ["LMDB", "QuireTestSupport", "lmdb-test-writer"]
+            dependencies: ["LMDB", "QuireCore", "QuireTestSupport", "lmdb-test-writer"]
         ),
         .testTarget(
             name: "QuireCoreTests",

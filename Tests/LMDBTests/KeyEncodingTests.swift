@@ -1,20 +1,9 @@
 import LMDB
+import QuireCore
 import Testing
 
 @Suite("Order-preserving key encoding")
 struct KeyEncodingTests {
-    /// A small deterministic generator, so failures reproduce.
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private func expectOrderPreserved<T: Comparable & KeyComponent>(_ values: [T]) {
         for (a, b) in zip(values, values.dropFirst()) {
             #expect((a < b) == (Key(a) < Key(b)), "order of \(a) and \(b)")
@@ -24,7 +13,7 @@ struct KeyEncodingTests {
 
     @Test("unsigned integers sort as numbers")
     func unsignedOrder() {
-        var random = SplitMix(state: 1)
+        var random = SplitMix64(seed: 1)
         var values: [UInt64] = [0, 1, 255, 256, .max, .max - 1]
         values += (0..<500).map { _ in random.next() >> (random.next() % 64) }
         expectOrderPreserved(values.shuffled(using: &random))
@@ -33,7 +22,7 @@ struct KeyEncodingTests {
 
     @Test("signed integers sort as numbers, negatives first")
     func signedOrder() {
-        var random = SplitMix(state: 2)
+        var random = SplitMix64(seed: 2)
         var values: [Int64] = [.min, -1, 0, 1, .max, .min + 1]
         values += (0..<500).map { _ in Int64(bitPattern: random.next()) >> Int64(random.next() % 64) }
         expectOrderPreserved(values.shuffled(using: &random))

@@ -5,7 +5,7 @@ import Testing
 struct TreePositionKeyTests {
     @Test("a key between two keys sorts strictly between them and never ends in 0x00")
     func between() {
-        var random = TreeRandom(seed: 42)
+        var random = SplitMix64(seed: 42)
         var keys: [PositionKey] = [PositionKey.between(nil, and: nil, using: &random)]
         for step in 0..<2_000 {
             let place = Int(random.next() % UInt64(keys.count + 1))
@@ -23,7 +23,7 @@ struct TreePositionKeyTests {
 
     @Test("appending and prepending repeatedly keeps keys short")
     func shortKeys() {
-        var random = TreeRandom(seed: 1)
+        var random = SplitMix64(seed: 1)
         var last = PositionKey.between(nil, and: nil, using: &random)
         var first = last
         for _ in 0..<1_000 {
@@ -36,7 +36,7 @@ struct TreePositionKeyTests {
 
     @Test("bounds in the wrong order, equal, or ending in 0x00 still give a key after the lower one")
     func degenerateBounds() {
-        var random = TreeRandom(seed: 3)
+        var random = SplitMix64(seed: 3)
         let a = PositionKey([5]), b = PositionKey([5, 0])
         #expect(a < PositionKey.between(a, and: a, using: &random))
         #expect(a < PositionKey.between(a, and: b, using: &random))

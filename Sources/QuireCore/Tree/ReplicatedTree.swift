@@ -48,7 +48,7 @@ public struct ReplicatedTree: Sendable {
     var children: [[Int32]]
     /// The operation log, in timestamp order.
     var log: [TreeLogEntry]
-    var random: TreeRandom
+    var random: SplitMix64
     var attachedCount = 0
 
     // Change tracking: nodes touched since the last `settleChildren()`, with their
@@ -81,7 +81,7 @@ public struct ReplicatedTree: Sendable {
         log = []
         operationMark = [0, 0]
         var system = SystemRandomNumberGenerator()
-        random = TreeRandom(seed: seed ?? system.next())
+        random = SplitMix64(seed: seed ?? system.next())
     }
 
     // MARK: Reading

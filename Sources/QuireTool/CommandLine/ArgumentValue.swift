@@ -52,3 +52,15 @@ public struct ArgumentValue: Hashable, Sendable {
         return currentDirectory.hasSuffix("/") ? currentDirectory + text : currentDirectory + "/" + text
     }
 }
+
+extension ArgumentValue {
+    /// `value` as a whole number of at least 1, or `fallback` when the option was not given.
+    ///
+    /// - Throws: ``UsageError`` for a value that is not a number, or is below 1.
+    static func positive(_ value: ArgumentValue?, default fallback: Int) throws(UsageError) -> Int {
+        guard let value else { return fallback }
+        let number = try value.int()
+        guard number > 0 else { throw .invalid("\(value.source) must be at least 1, not \(number)") }
+        return number
+    }
+}

@@ -26,10 +26,10 @@ struct LMDBBenchCommand: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         benchmark = LMDBBenchmark(directory: FileManager.default.temporaryDirectory.path)
-        benchmark.runs = try Self.positive(arguments.value(of: Self.runs), default: benchmark.runs)
-        benchmark.commits = try Self.positive(arguments.value(of: Self.commits), default: benchmark.commits)
-        benchmark.reads = try Self.positive(arguments.value(of: Self.reads), default: benchmark.reads)
-        benchmark.entries = try Self.positive(arguments.value(of: Self.entries), default: benchmark.entries)
+        benchmark.runs = try ArgumentValue.positive(arguments.value(of: Self.runs), default: benchmark.runs)
+        benchmark.commits = try ArgumentValue.positive(arguments.value(of: Self.commits), default: benchmark.commits)
+        benchmark.reads = try ArgumentValue.positive(arguments.value(of: Self.reads), default: benchmark.reads)
+        benchmark.entries = try ArgumentValue.positive(arguments.value(of: Self.entries), default: benchmark.entries)
         switch arguments.value(of: Self.durability)?.text.lowercased() {
         case nil, "full": benchmark.durability = .full
         case "nometasync": benchmark.durability = .noMetaSync
@@ -54,12 +54,6 @@ struct LMDBBenchCommand: Command {
         }
     }
 
-    private static func positive(_ value: ArgumentValue?, default fallback: Int) throws(UsageError) -> Int {
-        guard let value else { return fallback }
-        let number = try value.int()
-        guard number > 0 else { throw .invalid("\(value.source) must be at least 1, not \(number)") }
-        return number
-    }
 }
 
 extension LMDBBenchmark.Result {

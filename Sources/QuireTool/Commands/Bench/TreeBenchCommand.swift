@@ -28,10 +28,10 @@ struct TreeBenchCommand: Command {
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         benchmark = TreeBenchmark(directory: FileManager.default.temporaryDirectory.path)
-        benchmark.nodes = try Self.positive(arguments.value(of: Self.nodes), default: benchmark.nodes)
-        benchmark.moves = try Self.positive(arguments.value(of: Self.moves), default: benchmark.moves)
-        benchmark.replicas = try Self.positive(arguments.value(of: Self.replicas), default: benchmark.replicas)
-        benchmark.batch = try Self.positive(arguments.value(of: Self.batch), default: benchmark.batch)
+        benchmark.nodes = try ArgumentValue.positive(arguments.value(of: Self.nodes), default: benchmark.nodes)
+        benchmark.moves = try ArgumentValue.positive(arguments.value(of: Self.moves), default: benchmark.moves)
+        benchmark.replicas = try ArgumentValue.positive(arguments.value(of: Self.replicas), default: benchmark.replicas)
+        benchmark.batch = try ArgumentValue.positive(arguments.value(of: Self.batch), default: benchmark.batch)
         if let value = arguments.value(of: Self.seed) {
             let number = try value.int()
             guard number >= 0 else { throw .invalid("\(value.source) must not be negative, not \(number)") }
@@ -55,12 +55,6 @@ struct TreeBenchCommand: Command {
         }
     }
 
-    private static func positive(_ value: ArgumentValue?, default fallback: Int) throws(UsageError) -> Int {
-        guard let value else { return fallback }
-        let number = try value.int()
-        guard number > 0 else { throw .invalid("\(value.source) must be at least 1, not \(number)") }
-        return number
-    }
 }
 
 extension TreeBenchmark.Result {

@@ -1,0 +1,25 @@
+/// SplitMix64: a small, fast, seedable random number generator.
+///
+/// For what must be reproducible from a seed — simulations, benchmarks, property tests —
+/// and for what only has to make collisions unlikely, such as the random suffixes of tree
+/// position keys. Not cryptographic.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 42)
+/// let position = Int.random(in: 0..<count, using: &random)
+/// ```
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    /// A generator whose sequence is determined by `seed`.
+    public init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
