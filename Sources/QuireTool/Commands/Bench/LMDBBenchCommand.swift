@@ -30,12 +30,7 @@ struct LMDBBenchCommand: Command {
         benchmark.commits = try ArgumentValue.positive(arguments.value(of: Self.commits), default: benchmark.commits)
         benchmark.reads = try ArgumentValue.positive(arguments.value(of: Self.reads), default: benchmark.reads)
         benchmark.entries = try ArgumentValue.positive(arguments.value(of: Self.entries), default: benchmark.entries)
-        switch arguments.value(of: Self.durability)?.text.lowercased() {
-        case nil, "full": benchmark.durability = .full
-        case "nometasync": benchmark.durability = .noMetaSync
-        case "nosync": benchmark.durability = .noSync
-        case let other?: throw .invalid("--durability must be full, nometasync or nosync, not '\(other)'")
-        }
+        benchmark.durability = try ArgumentValue.durability(arguments.value(of: Self.durability))
         printsJSON = arguments.flag(Self.json)
     }
 
@@ -47,16 +42,11 @@ struct LMDBBenchCommand: Command {
         var benchmark = self.benchmark
         benchmark.directory = directory
         let result = try benchmark.run()
-        if printsJSON {
-            context.output.writeLine(try BenchmarkJSON.line(result))
-        } else {
-            context.output.write(result.table)
-        }
+        try context.report(result, asJSON: printsJSON)
     }
-
 }
 
-extension LMDBBenchmark.Result {
+extension LMDBBenchmark.Result: BenchmarkResult {
     /// The figures as an aligned table, layer beside baseline.
     var table: String {
         func format(_ value: Double) -> String { String(format: "%.3f", value) }

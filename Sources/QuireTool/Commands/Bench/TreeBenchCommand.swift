@@ -37,27 +37,17 @@ struct TreeBenchCommand: Command {
             guard number >= 0 else { throw .invalid("\(value.source) must not be negative, not \(number)") }
             benchmark.seed = UInt64(number)
         }
-        switch arguments.value(of: Self.durability)?.text.lowercased() {
-        case nil, "full": benchmark.durability = .full
-        case "nometasync": benchmark.durability = .noMetaSync
-        case "nosync": benchmark.durability = .noSync
-        case let other?: throw .invalid("--durability must be full, nometasync or nosync, not '\(other)'")
-        }
+        benchmark.durability = try ArgumentValue.durability(arguments.value(of: Self.durability))
         printsJSON = arguments.flag(Self.json)
     }
 
     func run(in context: ToolContext) async throws {
         let result = try benchmark.run()
-        if printsJSON {
-            context.output.writeLine(try BenchmarkJSON.line(result))
-        } else {
-            context.output.write(result.table)
-        }
+        try context.report(result, asJSON: printsJSON)
     }
-
 }
 
-extension TreeBenchmark.Result {
+extension TreeBenchmark.Result: BenchmarkResult {
     /// The figures as an aligned table.
     var table: String {
         func format(_ value: Double) -> String { String(format: "%.3f", value) }
