@@ -33,21 +33,24 @@ struct TextBenchCommand: Command {
         let name = URL(fileURLWithPath: path).lastPathComponent
             .replacingOccurrences(of: ".json.gz", with: "").replacingOccurrences(of: ".json", with: "")
         let result = try TextBenchmark(trace: trace, traceName: name, runs: runs).run()
-        if printsJSON {
-            context.output.writeLine(try BenchmarkJSON.line(result))
-        } else {
-            let rows: [(String, String)] = [
-                ("trace", "\(result.trace) (\(result.ops) ops, \(result.end_chars) characters)"),
-                ("local replay", String(format: "%.2f ms", result.local_replay_ms)),
-                ("encode history", String(format: "%.2f ms, %d bytes (%d deflated)", result.encode_ms, result.history_bytes, result.history_deflated_bytes)),
-                ("merge history", String(format: "%.2f ms", result.merge_ms)),
-                ("state", String(format: "%d bytes, load %.3f ms", result.state_bytes, result.load_ms)),
-                ("memory of a loaded replica", String(format: "%.2f MB", result.rss_mb)),
-                ("keystroke delta", String(format: "%.1f bytes", result.keystroke_delta_bytes)),
-                ("correct", result.correct ? "yes" : "NO"),
-            ]
-            for (label, value) in rows { context.output.writeLine(label.padding(toLength: 28, withPad: " ", startingAt: 0) + value) }
-        }
+        try context.report(result, asJSON: printsJSON)
         if !result.correct { throw ReplayMismatch(path: path) }
+    }
+}
+
+extension TextBenchmark.Result: BenchmarkResult {
+    /// The figures as aligned lines.
+    var table: String {
+        let rows: [(String, String)] = [
+            ("trace", "\(trace) (\(ops) ops, \(end_chars) characters)"),
+            ("local replay", String(format: "%.2f ms", local_replay_ms)),
+            ("encode history", String(format: "%.2f ms, %d bytes (%d deflated)", encode_ms, history_bytes, history_deflated_bytes)),
+            ("merge history", String(format: "%.2f ms", merge_ms)),
+            ("state", String(format: "%d bytes, load %.3f ms", state_bytes, load_ms)),
+            ("memory of a loaded replica", String(format: "%.2f MB", rss_mb)),
+            ("keystroke delta", String(format: "%.1f bytes", keystroke_delta_bytes)),
+            ("correct", correct ? "yes" : "NO"),
+        ]
+        return rows.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
     }
 }
