@@ -14,6 +14,7 @@ mkdir -p Fuzz/build
 # target → the module sources it is compiled with
 declare -A sources=(
     [key-reader]="Sources/LMDB"
+    [text-decoding]="Sources/QuireCore"
 )
 
 targets=("$@")
@@ -23,7 +24,7 @@ for target in "${targets[@]}"; do
     echo "== building Fuzz/build/$target"
     # shellcheck disable=SC2046
     swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
-        -module-name "FuzzTarget" -I Sources/CLMDB \
+        -module-name "FuzzTarget" -package-name Quire -I Sources/CLMDB \
         $(find ${sources[$target]} -name '*.swift' | sort) \
         "Fuzz/$target/"*.swift \
         -llmdb -o "Fuzz/build/$target"

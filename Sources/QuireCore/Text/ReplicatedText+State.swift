@@ -77,6 +77,7 @@ extension ReplicatedText {
         var logs: [[LogEntry]] = []
         var runs: [TextRun] = []
         var asciiAgents: [Bool] = []
+        var seenReplicas: Set<ReplicaID> = []
         do throws(DecodingError) {
             let format = try reader.readByte("format")
             guard format == Self.stateFormat else {
@@ -84,8 +85,13 @@ extension ReplicatedText {
             }
             let agentCount = try reader.readCount("agents", limit: 1 << 16, minimumElementSize: 11)
             for agent in 0..<agentCount {
+                let idStart = reader.offset
                 let raw = try reader.readBytes(8, "replica ID")
-                replicas.append(ReplicaID(raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
+                let replicaID = ReplicaID(raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+                guard seenReplicas.insert(replicaID).inserted else {
+                    throw DecodingError.malformed("replica \(replicaID) appears twice", at: idStart)
+                }
+                replicas.append(replicaID)
                 counters.append(try reader.readVarint("next counter"))
                 let contentStart = reader.offset
                 let content = Array(try reader.readLengthPrefixed("content"))
@@ -114,7 +120,9 @@ extension ReplicatedText {
                         let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
                         let byteStart = try reader.readVarint("content offset")
                         let utf8Count = try reader.readVarint("content length")
-                        guard byteStart <= UInt64(content.count), utf8Count <= UInt64(content.count) - byteStart else {
+                        guard byteStart <= UInt64(content.count), utf8Count <= UInt64(content.count) - byteStart,
+                            length <= utf8Count
+                        else {
                             throw DecodingError.malformed("log entry content outside the agent's content", at: start)
                         }
                         log.append(.insert(InsertRecord(
@@ -136,6 +144,20 @@ extension ReplicatedText {
                     throw DecodingError.malformed("the log of agent \(agent) does not reach its counter", at: reader.offset)
                 }
                 logs.append(log)
+            }
+            // Bound every counter by the characters the state holds before anything is sized
+            // by counters: a replica deletes each character at most once, so its deletions
+            // never outnumber all insertions, and its counters stay below twice the content.
+            var insertedTotal: UInt64 = 0
+            for log in logs {
+                for case .insert(let record) in log { insertedTotal += UInt64(record.length) }
+            }
+            for (agent, log) in logs.enumerated() {
+                var deleted: UInt64 = 0
+                for case .delete(let record) in log { deleted += UInt64(record.length) }
+                guard deleted <= insertedTotal else {
+                    throw DecodingError.malformed("agent \(agent) deletes more characters than were ever inserted", at: reader.offset)
+                }
             }
             let runCount = try reader.readCount("runs", limit: 1 << 32, minimumElementSize: 5)
             runs.reserveCapacity(runCount)

@@ -126,4 +126,12 @@ struct TextConvergenceTests {
             }
         }
     }
+
+    /// Found by the `text-decoding` fuzz target: a state naming one replica twice crashed
+    /// the loader with an index out of range.
+    @Test("a state that names one replica twice is refused (fuzz regression)")
+    func duplicateReplicaState() {
+        let state: [UInt8] = [1, 2, 1, 0, 0, 0, 0, 0, 0, 0, 13, 18, 72, 101, 108, 108, 111, 44, 32, 228, 184, 150, 231, 149, 140, 32, 240, 159, 152, 128, 2, 0, 0, 11, 0, 18, 1, 0, 2, 0, 10, 1, 0, 0, 0, 0, 0, 0, 0, 2, 2, 120, 121, 1, 20, 0, 2, 0, 0, 0, 1, 0, 2, 5, 0, 0, 0, 1, 0, 20, 1, 0, 2, 0, 0, 10, 0, 51, 2, 0, 1, 1, 1, 2, 3, 0, 2, 2, 2, 2, 2, 0, 4, 7, 4, 2]
+        #expect(throws: TextError.self) { _ = try ReplicatedText(replica: ReplicaID(9), state: state) }
+    }
 }
