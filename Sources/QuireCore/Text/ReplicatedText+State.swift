@@ -95,7 +95,7 @@ extension ReplicatedText {
                 counters.append(try reader.readVarint("next counter"))
                 let contentStart = reader.offset
                 let content = Array(try reader.readLengthPrefixed("content"))
-                let ascii = content.withUnsafeBufferPointer { bytes in bytes.allSatisfy { $0 < 0x80 } }
+                let ascii = UTF8Scan.isASCII(content)
                 guard ascii || String(validating: content, as: UTF8.self) != nil else {
                     throw DecodingError.malformed("content of agent \(agent) is not UTF-8", at: contentStart)
                 }
@@ -160,7 +160,10 @@ extension ReplicatedText {
                 }
             }
             let runCount = try reader.readCount("runs", limit: 1 << 32, minimumElementSize: 5)
-            runs.reserveCapacity(runCount)
+            // Runs are decoded straight into the tree's leaf layout.
+            let perLeaf = RunTree.bulkRunsPerLeaf
+            runs.reserveCapacity((runCount / perLeaf + 1) * RunTree.leafCapacity)
+            var decoded = 0
             for _ in 0..<runCount {
                 let start = reader.offset
                 let flags = try reader.readByte("run flags")
@@ -200,13 +203,20 @@ extension ReplicatedText {
                     agent: Int32(agent), isDeleted: flags & 1 != 0, counter: counter, length: Int(length),
                     utf16Count: utf16, utf8Count: byte - Int(byteStart), byteStart: Int(byteStart),
                     originLeft: originLeft, rightParent: rightParent))
+                decoded += 1
+                if decoded % perLeaf == 0 {
+                    runs.append(contentsOf: repeatElement(RunTree.emptyRun, count: RunTree.leafCapacity - perLeaf))
+                }
             }
             guard reader.isAtEnd else {
                 throw DecodingError.malformed("\(reader.remaining) unexpected trailing bytes", at: reader.offset)
             }
-            guard let tree = RunTree.bulkLoaded(runs, replicas: replicas, content: contents) else {
-                throw DecodingError.malformed("two runs hold the same character", at: 0)
+            let partial = decoded % perLeaf
+            if partial > 0 {
+                runs.append(contentsOf: repeatElement(RunTree.emptyRun, count: RunTree.leafCapacity - partial))
             }
+            guard let tree = RunTree.bulkLoaded(slots: runs, runCount: decoded, replicas: replicas, content: contents)
+            else { throw DecodingError.malformed("two runs hold the same character", at: 0) }
             try Self.validate(tree, runs: runs, logs: logs)
             self.init(replica: replica, tree: tree, logs: logs, counters: counters)
         } catch {
@@ -218,7 +228,7 @@ extension ReplicatedText {
     /// that every reference (origins, deletion targets) names an inserted item. O(1) per
     /// reference through the tree's ID index; O(characters) for the coverage check.
     private static func validate(_ tree: RunTree, runs: [TextRun], logs: [[LogEntry]]) throws(DecodingError) {
-        let placed = runs.reduce(0) { $0 + $1.length }
+        let placed = runs.reduce(0) { $0 + $1.length }  // padding slots have length 0
         var inserted = 0
         for (agent, log) in logs.enumerated() {
             for entry in log {
@@ -248,7 +258,7 @@ extension ReplicatedText {
         // every counter is an insertion's or a deletion's (logs are contiguous), and the
         // totals agree: the runs tile the insertions exactly.
         guard placed == inserted else { throw DecodingError.malformed("the runs do not match the inserted characters", at: 0) }
-        for run in runs {
+        for run in runs where run.agent >= 0 {
             guard run.originLeft.isNone || tree.contains(run.originLeft),
                 run.rightParent.isNone || tree.contains(run.rightParent)
             else { throw DecodingError.malformed("a run refers to a character that does not exist", at: 0) }

@@ -96,10 +96,7 @@ public final class ReplicatedText {
 
     /// The whole text. O(n).
     public var string: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(tree.counts.utf8)
-        tree.forEachRun { run in if !run.isDeleted { bytes.append(contentsOf: tree.bytes(of: run)) } }
-        return String(decoding: bytes, as: UTF8.self)
+        String(decoding: tree.visibleUTF8(), as: UTF8.self)
     }
 
     /// The text in `range`, counted in `unit`. O(log n + length of the slice).

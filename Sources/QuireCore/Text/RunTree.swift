@@ -42,7 +42,7 @@ struct RunTree {
     /// Agent → counter → leaf (−1 where the counter is not an insert in this tree).
     private var leafOfCounter: [[Int32]] = []
 
-    private static let emptyRun = TextRun(
+    static let emptyRun = TextRun(
         agent: -1, isDeleted: true, counter: 0, length: 0, utf16Count: 0, utf8Count: 0, byteStart: 0,
         originLeft: .none, rightParent: .none)
 
@@ -598,6 +598,25 @@ struct RunTree {
         }
     }
 
+    /// The UTF-8 of the visible text, in order.
+    func visibleUTF8() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(counts.utf8)
+        var leaf: Int32? = start.leaf
+        while let current = leaf {
+            let base = slot(current, 0)
+            for index in 0..<runCount(current) {
+                let run = slots[base + index]
+                if run.isDeleted { continue }
+                content[Int(run.agent)].withUnsafeBufferPointer { buffer in
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run.byteStart..<run.byteStart + run.utf8Count]))
+                }
+            }
+            leaf = nextLeaf(after: current)
+        }
+        return bytes
+    }
+
     /// The bytes the tree holds: node arrays, the ID index and the content buffers.
     var memoryFootprint: Int {
         var bytes = slots.capacity * MemoryLayout<TextRun>.stride
@@ -610,42 +629,56 @@ struct RunTree {
         return bytes
     }
 
+    /// The runs per leaf when bulk loading: all slots but two, so loading writes little
+    /// padding and the first edit in a leaf still fits without a split.
+    static let bulkRunsPerLeaf = leafCapacity - 2
+
     /// A tree holding `runs` in order, built bottom-up without searching, for agents
     /// `replicas` whose inserted characters are `content`; `nil` when two runs hold the
     /// same item.
     static func bulkLoaded(_ runs: [TextRun], replicas: [ReplicaID], content: [[UInt8]]) -> RunTree? {
+        var slots: [TextRun] = []
+        slots.reserveCapacity((runs.count / bulkRunsPerLeaf + 1) * leafCapacity)
+        for (index, run) in runs.enumerated() {
+            slots.append(run)
+            if index % bulkRunsPerLeaf == bulkRunsPerLeaf - 1 {
+                slots.append(contentsOf: repeatElement(emptyRun, count: leafCapacity - bulkRunsPerLeaf))
+            }
+        }
+        return bulkLoaded(slots: slots, runCount: runs.count, replicas: replicas, content: content)
+    }
+
+    /// A tree from `slots` laid out as leaves: `bulkRunsPerLeaf` runs then padding to
+    /// `leafCapacity`, the last leaf possibly shorter and unpadded. `nil` when two runs
+    /// hold the same item.
+    static func bulkLoaded(slots: [TextRun], runCount: Int, replicas: [ReplicaID], content: [[UInt8]]) -> RunTree? {
         var tree = RunTree()
         for replica in replicas { _ = tree.agent(for: replica) }
         tree.content = content
-        guard !runs.isEmpty else { return tree }
-        // Leaves filled to all but two slots: loading writes little padding, and the first
-        // edit in a leaf still fits without a split.
-        let perLeaf = leafCapacity - 2
-        let leafCount = (runs.count + perLeaf - 1) / perLeaf
-        tree.slots.removeAll(keepingCapacity: true)
-        tree.slots.reserveCapacity(leafCount * leafCapacity)
+        guard runCount > 0 else { return tree }
+        let perLeaf = bulkRunsPerLeaf
+        let leafCount = (runCount + perLeaf - 1) / perLeaf
+        tree.slots = slots
+        let missing = leafCount * leafCapacity - tree.slots.count
+        if missing > 0 { tree.slots.append(contentsOf: repeatElement(emptyRun, count: missing)) }
         tree.leafSize.removeAll()
         tree.leafParent.removeAll()
         tree.leafCounts.removeAll()
         var level: [Int32] = []
         level.reserveCapacity(leafCount)
-        var index = 0
-        while index < runs.count {
-            let leaf = Int32(level.count)
-            let end = min(index + perLeaf, runs.count)
+        for leafIndex in 0..<leafCount {
+            let leaf = Int32(leafIndex)
+            let size = min(perLeaf, runCount - leafIndex * perLeaf)
             var counts = TextCounts()
-            for position in index..<end {
-                let run = runs[position]
-                tree.slots.append(run)
+            for position in 0..<size {
+                let run = tree.slots[leafIndex * leafCapacity + position]
                 counts += run.counts
                 guard tree.recordIfNew(run, in: leaf) else { return nil }
             }
-            tree.slots.append(contentsOf: repeatElement(emptyRun, count: leafCapacity - (end - index)))
-            tree.leafSize.append(Int32(end - index))
+            tree.leafSize.append(Int32(size))
             tree.leafParent.append(-1)
             tree.leafCounts.append(counts)
             level.append(leaf)
-            index = end
         }
         var levelIsLeaves = true
         let perBranch = branchCapacity * 3 / 4

@@ -94,6 +94,22 @@ enum UTF8Scan {
         return count
     }
 
+    /// Whether every byte is ASCII; eight bytes at a time.
+    static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var index = 0
+            let words = raw.count / 8
+            var combined: UInt64 = 0
+            for word in 0..<words { combined |= raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self) }
+            index = words * 8
+            while index < raw.count {
+                combined |= UInt64(raw[index])
+                index += 1
+            }
+            return combined & 0x8080_8080_8080_8080 == 0
+        }
+    }
+
     static func scalarCount(of utf8: some Collection<UInt8>) -> Int {
         var count = 0
         for byte in utf8 where byte & 0xC0 != 0x80 { count += 1 }
