@@ -94,7 +94,7 @@ extension ReplicatedText {
                 replicas.append(replicaID)
                 counters.append(try reader.readVarint("next counter"))
                 let contentStart = reader.offset
-                let content = Array(try reader.readLengthPrefixed("content"))
+                let content = Array(try reader.readLengthPrefixed("content", limit: Int(Int32.max)))
                 let ascii = UTF8Scan.isASCII(content)
                 guard ascii || String(validating: content, as: UTF8.self) != nil else {
                     throw DecodingError.malformed("content of agent \(agent) is not UTF-8", at: contentStart)

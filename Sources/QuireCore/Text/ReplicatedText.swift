@@ -170,6 +170,7 @@ public final class ReplicatedText {
     public func insert(_ text: String, at position: Int, unit: TextUnit = .unicodeScalars) throws(TextError) {
         let scalars = try scalarPosition(position, in: unit)
         guard !text.isEmpty else { return }
+        try checkRoom(for: text.utf8.count, agent: localAgent)
         insertScalars(text.utf8, length: text.unicodeScalars.count, utf16: text.utf16.count, at: scalars)
     }
 
@@ -192,9 +193,18 @@ public final class ReplicatedText {
     public func replace(_ range: Range<Int>, with text: String, unit: TextUnit = .unicodeScalars) throws(TextError) {
         let lower = try scalarPosition(range.lowerBound, in: unit)
         let upper = try scalarPosition(range.upperBound, in: unit)
+        if !text.isEmpty { try checkRoom(for: text.utf8.count, agent: localAgent) }
         deleteScalars(lower..<upper)
         if !text.isEmpty {
             insertScalars(text.utf8, length: text.unicodeScalars.count, utf16: text.utf16.count, at: lower)
+        }
+    }
+
+    /// Throws unless `agent`'s content buffer can take `bytes` more (runs address it with
+    /// 32-bit offsets).
+    private func checkRoom(for bytes: Int, agent: Int32) throws(TextError) {
+        guard tree.content[Int(agent)].count + bytes <= Int(Int32.max) else {
+            throw TextError.tooLarge(replica: tree.replicas[Int(agent)])
         }
     }
 
@@ -411,6 +421,7 @@ public final class ReplicatedText {
             if let right = insertion.rightParent, !tree.contains(rightParent) {
                 throw TextError.invalidOperation("insertion \(insertion.id) has right parent \(right), which is not a character")
             }
+            try checkRoom(for: insertion.utf8.count, agent: agent)
             guard UTF8Scan.scalarCount(of: insertion.utf8) == insertion.length,
                 String(validating: insertion.utf8, as: UTF8.self) != nil
             else {
@@ -591,6 +602,8 @@ public enum TextError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidOperation(String)
     /// Encoded operations or state that do not decode.
     case malformed(DecodingError)
+    /// One replica's inserted text would exceed 2 GiB of UTF-8, the most a text holds.
+    case tooLarge(replica: ReplicaID)
 
     /// A sentence naming the problem.
     public var description: String {
@@ -601,6 +614,7 @@ public enum TextError: Error, Hashable, Sendable, CustomStringConvertible {
             "\(unit) offset \(position) falls inside a character"
         case .invalidOperation(let problem): "invalid text operation: \(problem)"
         case .malformed(let error): "malformed text data: \(error)"
+        case .tooLarge(let replica): "replica \(replica) would insert more than 2 GiB of text"
         }
     }
 }

@@ -29,18 +29,52 @@ struct TextRun {
     var isDeleted: Bool
     /// The counter of the first item; item `k` has `counter + k`.
     var counter: UInt64
-    /// The number of items (Unicode scalars).
-    var length: Int
-    /// The UTF-16 length of the items' text.
-    var utf16Count: Int
-    /// The UTF-8 length of the items' text.
-    var utf8Count: Int
-    /// Where the items' UTF-8 starts in the agent's content buffer.
-    var byteStart: Int
+    // Sizes are stored as 32-bit values so that a run is 64 bytes: a run never exceeds
+    // 2^24 characters, and an agent's content buffer stays below 2 GiB.
+    private var storedLength: Int32
+    private var storedUTF16Count: Int32
+    private var storedUTF8Count: Int32
+    private var storedByteStart: Int32
     /// The left origin of the first item: the visible item it was typed after.
     var originLeft: ItemRef
     /// The right parent of every item (see FugueMax in `docs/text.md`).
     var rightParent: ItemRef
+
+    init(
+        agent: Int32, isDeleted: Bool, counter: UInt64, length: Int, utf16Count: Int, utf8Count: Int,
+        byteStart: Int, originLeft: ItemRef, rightParent: ItemRef
+    ) {
+        self.agent = agent
+        self.isDeleted = isDeleted
+        self.counter = counter
+        self.storedLength = Int32(truncatingIfNeeded: length)
+        self.storedUTF16Count = Int32(truncatingIfNeeded: utf16Count)
+        self.storedUTF8Count = Int32(truncatingIfNeeded: utf8Count)
+        self.storedByteStart = Int32(truncatingIfNeeded: byteStart)
+        self.originLeft = originLeft
+        self.rightParent = rightParent
+    }
+
+    /// The number of items (Unicode scalars).
+    @inline(__always) var length: Int {
+        get { Int(storedLength) }
+        set { storedLength = Int32(truncatingIfNeeded: newValue) }
+    }
+    /// The UTF-16 length of the items' text.
+    @inline(__always) var utf16Count: Int {
+        get { Int(storedUTF16Count) }
+        set { storedUTF16Count = Int32(truncatingIfNeeded: newValue) }
+    }
+    /// The UTF-8 length of the items' text.
+    @inline(__always) var utf8Count: Int {
+        get { Int(storedUTF8Count) }
+        set { storedUTF8Count = Int32(truncatingIfNeeded: newValue) }
+    }
+    /// Where the items' UTF-8 starts in the agent's content buffer.
+    @inline(__always) var byteStart: Int {
+        get { Int(storedByteStart) }
+        set { storedByteStart = Int32(truncatingIfNeeded: newValue) }
+    }
 
     @inline(__always) var isASCII: Bool { utf8Count == length }
     @inline(__always) var first: ItemRef { ItemRef(agent: agent, counter: counter) }
