@@ -3,7 +3,8 @@
 /// ```
 /// replicas   varint n, then n × 8-byte little-endian replica IDs
 /// operations varint m, then m × operation
-/// operation  flags byte · replica index · counter · length · (insertion | deletion)
+/// operation  flags byte · replica index · counter (signed, from the end of the replica's
+///            previous operation) · length · (insertion | deletion)
 /// insertion  left origin · right parent · [UTF-8 length, unless ASCII] · UTF-8 bytes
 /// deletion   target
 /// reference  same replica: varint distance back from the operation's counter;
@@ -54,6 +55,9 @@ public enum TextOperationCoding {
             writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
         }
         writer.write(varint: UInt64(operations.count))
+        // Counters are written relative to where the replica's previous operation ended:
+        // runs of one replica usually follow each other, so this is one byte.
+        var previousEnd = [UInt64](repeating: 0, count: replicas.count)
         for operation in operations {
             let replica = operation.id.replica
             switch operation {
@@ -62,7 +66,7 @@ public enum TextOperationCoding {
                 let rightKind = kind(of: insertion.rightParent, replica: replica)
                 let ascii = insertion.utf8.count == insertion.length
                 writer.write(byte: originKind << Flag.originShift | rightKind << Flag.rightShift | (ascii ? Flag.ascii : 0))
-                writeHeader(operation, index: index, to: &writer)
+                writeHeader(operation, index: index, previousEnd: &previousEnd, to: &writer)
                 writeReference(insertion.originLeft, kind: originKind, from: insertion.id, index: index, to: &writer)
                 writeReference(insertion.rightParent, kind: rightKind, from: insertion.id, index: index, to: &writer)
                 if !ascii { writer.write(varint: UInt64(insertion.utf8.count)) }
@@ -70,7 +74,7 @@ public enum TextOperationCoding {
             case .delete(let deletion):
                 let other = deletion.target.replica != replica
                 writer.write(byte: Flag.delete | (deletion.isBackward ? Flag.backward : 0) | (other ? Flag.targetOther : 0))
-                writeHeader(operation, index: index, to: &writer)
+                writeHeader(operation, index: index, previousEnd: &previousEnd, to: &writer)
                 if other {
                     writer.write(varint: UInt64(index[deletion.target.replica] ?? 0))
                     writer.write(varint: deletion.target.counter)
@@ -98,14 +102,18 @@ public enum TextOperationCoding {
             let count = try reader.readCount("operations", limit: maximumRunLength, minimumElementSize: 4)
             var operations: [TextOperation] = []
             operations.reserveCapacity(count)
-            func replica(_ what: String) throws(DecodingError) -> ReplicaID {
+            func replicaIndex(_ what: String) throws(DecodingError) -> Int {
                 let start = reader.offset
                 let position = try reader.readVarint(what)
                 guard position < UInt64(replicas.count) else {
                     throw DecodingError.malformed("\(what) \(position) is not in the replica table", at: start)
                 }
-                return replicas[Int(position)]
+                return Int(position)
             }
+            func replica(_ what: String) throws(DecodingError) -> ReplicaID {
+                replicas[try replicaIndex(what)]
+            }
+            var previousEnd = [UInt64](repeating: 0, count: replicas.count)
             func reference(kind: UInt8, from id: OperationID, _ what: String) throws(DecodingError) -> OperationID? {
                 switch kind {
                 case 0: return nil
@@ -122,7 +130,14 @@ public enum TextOperationCoding {
             }
             for _ in 0..<count {
                 let flags = try reader.readByte("operation flags")
-                let id = OperationID(replica: try replica("operation replica"), counter: try reader.readVarint("counter"))
+                let position = try replicaIndex("operation replica")
+                let counterStart = reader.offset
+                let delta = try reader.readSignedVarint("counter")
+                let (counter, overflow) = Int64(bitPattern: previousEnd[position]).addingReportingOverflow(delta)
+                guard !overflow, counter >= 0 else {
+                    throw DecodingError.malformed("counter \(delta) from \(previousEnd[position]) is impossible", at: counterStart)
+                }
+                let id = OperationID(replica: replicas[position], counter: UInt64(counter))
                 let lengthStart = reader.offset
                 let length = try reader.readVarint("length")
                 guard length >= 1, length <= UInt64(maximumRunLength) else {
@@ -131,6 +146,7 @@ public enum TextOperationCoding {
                 guard id.counter <= UInt64.max - length else {
                     throw DecodingError.malformed("counter \(id.counter) + length overflows", at: lengthStart)
                 }
+                previousEnd[position] = id.counter + length
                 if flags & Flag.delete == 0 {
                     guard flags & ~(Flag.ascii | 0b11110) == 0 else {
                         throw DecodingError.malformed("unknown insertion flags \(flags)", at: reader.offset)
@@ -187,10 +203,14 @@ public enum TextOperationCoding {
         return reference.replica == replica ? 1 : 2
     }
 
-    private static func writeHeader(_ operation: TextOperation, index: [ReplicaID: Int], to writer: inout ByteWriter) {
-        writer.write(varint: UInt64(index[operation.id.replica] ?? 0))
-        writer.write(varint: operation.id.counter)
+    private static func writeHeader(
+        _ operation: TextOperation, index: [ReplicaID: Int], previousEnd: inout [UInt64], to writer: inout ByteWriter
+    ) {
+        let position = index[operation.id.replica] ?? 0
+        writer.write(varint: UInt64(position))
+        writer.write(signedVarint: Int64(bitPattern: operation.id.counter &- previousEnd[position]))
         writer.write(varint: UInt64(operation.length))
+        previousEnd[position] = operation.id.counter &+ UInt64(operation.length)
     }
 
     private static func writeReference(
