@@ -47,9 +47,7 @@ extension ReplicatedText {
                 previousEnd = entry.end
             }
         }
-        var runCount = 0
-        tree.forEachRun { _ in runCount += 1 }
-        writer.write(varint: UInt64(runCount))
+        writer.write(varint: UInt64(tree.runCount))
         tree.forEachRun { run in
             let agent = Int(run.agent)
             let origin = Self.kind(run.originLeft, agent: agent)

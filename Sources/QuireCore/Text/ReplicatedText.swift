@@ -344,13 +344,16 @@ public final class ReplicatedText {
             guard operation.length > 0 else { throw TextError.invalidOperation("empty operation \(operation.id)") }
             pending[operation.id.replica, default: []].append(operation)
         }
+        // Each replica's queue in counter order, once; integration only removes from the front.
+        for replica in Set(operations.map(\.id.replica)) {
+            pending[replica]?.sort { $0.id.counter < $1.id.counter }
+        }
         var integrated = 0
         var progress = true
         while progress {
             progress = false
             for replica in pending.keys.sorted() {
                 guard var queue = pending[replica] else { continue }
-                queue.sort { $0.id.counter < $1.id.counter }
                 let agent = Int(self.agent(for: replica))
                 var position = 0
                 while position < queue.count {

@@ -428,24 +428,27 @@ struct RunTree {
 
     /// Points the ID index at `leaf` for every item of `run`.
     private mutating func record(_ run: TextRun, in leaf: Int32) {
-        let agent = Int(run.agent)
-        let end = Int(run.counter) + run.length
-        if leafOfCounter[agent].count < end {
-            leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: end - leafOfCounter[agent].count))
-        }
+        let (agent, end) = growIndex(for: run)
         leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
             for counter in Int(run.counter)..<end { table[counter] = leaf }
         }
     }
 
-    /// Like ``record(_:in:)``, but returns `false` (recording nothing more) when an item of
-    /// `run` is already in the index.
-    private mutating func recordIfNew(_ run: TextRun, in leaf: Int32) -> Bool {
+    /// Extends the run's agent's index to cover the run; returns the agent and the end
+    /// counter.
+    private mutating func growIndex(for run: TextRun) -> (agent: Int, end: Int) {
         let agent = Int(run.agent)
         let end = Int(run.counter) + run.length
         if leafOfCounter[agent].count < end {
             leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: end - leafOfCounter[agent].count))
         }
+        return (agent, end)
+    }
+
+    /// Like ``record(_:in:)``, but returns `false` (recording nothing more) when an item of
+    /// `run` is already in the index.
+    private mutating func recordIfNew(_ run: TextRun, in leaf: Int32) -> Bool {
+        let (agent, end) = growIndex(for: run)
         return leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
             for counter in Int(run.counter)..<end {
                 guard table[counter] < 0 else { return false }
@@ -588,6 +591,9 @@ struct RunTree {
 
     // MARK: Bulk
 
+    /// The number of runs. O(leaves).
+    var runCount: Int { leafSize.reduce(0) { $0 + Int($1) } }
+
     /// Every run in document order.
     func forEachRun(_ body: (TextRun) throws -> Void) rethrows {
         var leaf: Int32? = start.leaf
@@ -632,21 +638,6 @@ struct RunTree {
     /// The runs per leaf when bulk loading: all slots but two, so loading writes little
     /// padding and the first edit in a leaf still fits without a split.
     static let bulkRunsPerLeaf = leafCapacity - 2
-
-    /// A tree holding `runs` in order, built bottom-up without searching, for agents
-    /// `replicas` whose inserted characters are `content`; `nil` when two runs hold the
-    /// same item.
-    static func bulkLoaded(_ runs: [TextRun], replicas: [ReplicaID], content: [[UInt8]]) -> RunTree? {
-        var slots: [TextRun] = []
-        slots.reserveCapacity((runs.count / bulkRunsPerLeaf + 1) * leafCapacity)
-        for (index, run) in runs.enumerated() {
-            slots.append(run)
-            if index % bulkRunsPerLeaf == bulkRunsPerLeaf - 1 {
-                slots.append(contentsOf: repeatElement(emptyRun, count: leafCapacity - bulkRunsPerLeaf))
-            }
-        }
-        return bulkLoaded(slots: slots, runCount: runs.count, replicas: replicas, content: content)
-    }
 
     /// A tree from `slots` laid out as leaves: `bulkRunsPerLeaf` runs then padding to
     /// `leafCapacity`, the last leaf possibly shorter and unpadded. `nil` when two runs

@@ -101,12 +101,11 @@ public struct EditingTrace: Sendable {
             let text = replicas[transaction.agent] ?? ReplicatedText(replica: Self.replica(ofAgent: transaction.agent))
             replicas[transaction.agent] = text
             // Bring the agent's replica to exactly the parents' version.
-            for (agent, other) in replicas where other !== text {
+            for other in replicas.values where other !== text {
                 let missing = other.operations(since: text.version, upTo: target)
                 if !missing.isEmpty { try text.apply(missing) }
-                _ = agent
             }
-            guard text.version == target || target.includes(text.version) && text.version.includes(target) else {
+            guard text.version == target else {
                 throw TraceError.inconsistentHistory(transaction: index, expected: target, found: text.version)
             }
             try apply(transaction.patches, to: text, transaction: index)

@@ -58,7 +58,7 @@ struct TextBenchmark {
                 loadedText = loaded.string
             }
         }
-        let memory = try Self.heapBytes { try ReplicatedText(replica: ReplicaID(UInt64.max), state: state) }
+        let memory = try ReplicatedText(replica: ReplicaID(UInt64.max), state: state).memoryFootprint
         return Result(
             trace: traceName, ops: trace.patchCount, runs: runs,
             local_replay_ms: Timing.median(replayTimes), encode_ms: Timing.median(encodeTimes),
@@ -90,10 +90,5 @@ struct TextBenchmark {
             if trace.isConcurrent { break }  // later transactions need other agents' edits
         }
         return count == 0 ? 0 : Double(total) / Double(count)
-    }
-
-    /// The heap bytes a loaded replica's structures hold (array capacities and nodes).
-    private static func heapBytes(of make: () throws -> ReplicatedText) rethrows -> Int {
-        try make().memoryFootprint
     }
 }
