@@ -55,51 +55,13 @@ public final class PersistentTree: Sendable {
         self.replica = replica
         let layout = try TreeStorageLayout(environment: environment, name: name)
         self.layout = layout
-        let stored = try environment.read { tx -> (TreeStorageLayout.State, [(node: NodeID, record: TreeNodeRecord)], [TreeLogRecord])? in
-            guard let bytes = try tx.value(forKey: TreeStorageLayout.stateKey, in: layout.meta) else { return nil }
-            let state = try Self.decoding(layout.meta) { () throws(DecodingError) in try TreeStorageLayout.decodeState(bytes) }
-            var nodes: [(node: NodeID, record: TreeNodeRecord)] = []
-            var failure: DecodingError?
-            try tx.scan(layout.nodes) { key, value in
-                do throws(DecodingError) {
-                    guard key.count == 16 else { throw DecodingError.malformed("node key of \(key.count) bytes", at: 0) }
-                    var reader = ByteReader(Array(value))
-                    let node = Self.nodeID(fromKey: key)
-                    nodes.append((node, try TreeStorageLayout.decodeNode(from: &reader)))
-                } catch {
-                    failure = error
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw TreeStoreError.corruptRecord(database: layout.nodes.name, problem: failure.description) }
-            var log: [TreeLogRecord] = []
-            try tx.scan(layout.log) { _, value in
-                do throws(DecodingError) {
-                    log.append(try TreeStorageLayout.decodeLogEntry(Array(value)))
-                } catch {
-                    failure = error
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw TreeStoreError.corruptRecord(database: layout.log.name, problem: failure.description) }
-            return (state, nodes, log)
-        }
+        let stored = try environment.read { tx in try layout.load(in: tx, replica: replica, seed: seed) }
         let tree: ReplicatedTree
-        if let (meta, nodes, log) = stored {
-            guard meta.replica == replica else {
-                throw TreeStoreError.replicaMismatch(stored: meta.replica, requested: replica)
-            }
-            tree = try ReplicatedTree(
-                replica: replica, clock: meta.clock, nextCounter: meta.nextCounter,
-                truncatedThrough: meta.truncatedThrough, nodes: nodes, log: log, seed: seed)
+        if let stored {
+            tree = stored
         } else {
             tree = try ReplicatedTree(replica: replica, seed: seed)
-            let state = TreeStorageLayout.State(replica: replica, clock: 0, nextCounter: 0, truncatedThrough: nil)
-            try environment.write { tx in
-                try tx.put(TreeStorageLayout.encode(state), forKey: TreeStorageLayout.stateKey, in: layout.meta)
-            }
+            try environment.write { tx in try layout.writeInitialState(of: tree, in: tx) }
         }
         state = Mutex(tree)
     }
@@ -201,7 +163,7 @@ public final class PersistentTree: Sendable {
                 guard key.count >= 32 else {
                     throw TreeStoreError.corruptRecord(database: layout.children.name, problem: "children key of \(key.count) bytes")
                 }
-                result.append(Self.nodeID(fromKey: UnsafeRawBufferPointer(rebasing: key[(key.count - 16)...])))
+                result.append(TreeStorageLayout.nodeID(fromKey: UnsafeRawBufferPointer(rebasing: key[(key.count - 16)...])))
                 return .continue
             }
             return result
@@ -242,42 +204,9 @@ public final class PersistentTree: Sendable {
 
     private func write(_ changes: TreeChangeSet, in tx: borrowing WriteTransaction, failingAfter limit: Int?) throws {
         var written = 0
-        func count() throws {
+        try layout.write(changes, replica: replica, in: tx) {
             written += 1
             if let limit, written > limit { throw InjectedFailure() }
         }
-        var writer = ByteWriter()
-        for change in changes.nodes {
-            if let before = change.before {
-                try tx.removeValue(forKey: TreeStorageLayout.childKey(change.node, before), in: layout.children)
-            }
-            if let after = change.after {
-                writer = ByteWriter()
-                TreeStorageLayout.encode(after, into: &writer)
-                try tx.put(writer.bytes, forKey: TreeStorageLayout.nodeKey(change.node), in: layout.nodes)
-                try tx.put([], forKey: TreeStorageLayout.childKey(change.node, after), in: layout.children)
-            } else {
-                try tx.removeValue(forKey: TreeStorageLayout.nodeKey(change.node), in: layout.nodes)
-            }
-            try count()
-        }
-        for entry in changes.logEntries {
-            try tx.put(TreeStorageLayout.encode(entry), forKey: TreeStorageLayout.logKey(entry.operation.timestamp), in: layout.log)
-            try count()
-        }
-        try tx.put(TreeStorageLayout.encode(TreeStorageLayout.State(
-            replica: replica, clock: changes.clock, nextCounter: changes.nextCounter,
-            truncatedThrough: changes.truncatedThrough)), forKey: TreeStorageLayout.stateKey, in: layout.meta)
-    }
-
-    static func nodeID(fromKey key: UnsafeRawBufferPointer) -> NodeID {
-        var replica: UInt64 = 0, counter: UInt64 = 0
-        for index in 0..<8 { replica = replica << 8 | UInt64(key[index]) }
-        for index in 8..<16 { counter = counter << 8 | UInt64(key[index]) }
-        return NodeID(replica: ReplicaID(replica), counter: counter)
-    }
-
-    private static func decoding<T>(_ database: Database, _ body: () throws(DecodingError) -> T) throws -> T {
-        do { return try body() } catch { throw TreeStoreError.corruptRecord(database: database.name, problem: error.description) }
     }
 }

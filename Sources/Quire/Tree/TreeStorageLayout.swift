@@ -115,4 +115,94 @@ struct TreeStorageLayout: Sendable {
         }
         return state
     }
+
+    // MARK: Loading and writing
+
+    /// Reads the stored tree, or `nil` when none is stored yet. Nothing is replayed: the
+    /// node table and the log are read as they are.
+    ///
+    /// - Throws: ``TreeStoreError`` for another replica's tree or a damaged record.
+    func load<T: ReadableTransaction & ~Copyable>(in tx: borrowing T, replica: ReplicaID, seed: UInt64?) throws -> ReplicatedTree? {
+        guard let bytes = try tx.value(forKey: Self.stateKey, in: meta) else { return nil }
+        let state = try Self.decoding(meta) { () throws(DecodingError) in try Self.decodeState(bytes) }
+        guard state.replica == replica else {
+            throw TreeStoreError.replicaMismatch(stored: state.replica, requested: replica)
+        }
+        var nodeRecords: [(node: NodeID, record: TreeNodeRecord)] = []
+        var failure: DecodingError?
+        try tx.scan(nodes) { key, value in
+            do throws(DecodingError) {
+                guard key.count == 16 else { throw DecodingError.malformed("node key of \(key.count) bytes", at: 0) }
+                var reader = ByteReader(Array(value))
+                nodeRecords.append((Self.nodeID(fromKey: key), try Self.decodeNode(from: &reader)))
+            } catch {
+                failure = error
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw TreeStoreError.corruptRecord(database: nodes.name, problem: failure.description) }
+        var entries: [TreeLogRecord] = []
+        try tx.scan(log) { _, value in
+            do throws(DecodingError) {
+                entries.append(try Self.decodeLogEntry(Array(value)))
+            } catch {
+                failure = error
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw TreeStoreError.corruptRecord(database: log.name, problem: failure.description) }
+        return try ReplicatedTree(
+            replica: replica, clock: state.clock, nextCounter: state.nextCounter,
+            truncatedThrough: state.truncatedThrough, nodes: nodeRecords, log: entries, seed: seed)
+    }
+
+    /// Stores the state record of a new, empty tree.
+    func writeInitialState(of tree: ReplicatedTree, in tx: borrowing WriteTransaction) throws {
+        let state = State(replica: tree.replica, clock: tree.clock, nextCounter: tree.nextCounter, truncatedThrough: tree.truncatedThrough)
+        try tx.put(Self.encode(state), forKey: Self.stateKey, in: meta)
+    }
+
+    /// Writes a change session: changed nodes and their children-index entries, new log
+    /// entries and the state record. `afterEachRecord` runs after each node or log entry
+    /// (tests use it to fail a write half-way).
+    func write(
+        _ changes: TreeChangeSet, replica: ReplicaID, in tx: borrowing WriteTransaction,
+        afterEachRecord: () throws -> Void = {}
+    ) throws {
+        var writer = ByteWriter()
+        for change in changes.nodes {
+            if let before = change.before {
+                try tx.removeValue(forKey: Self.childKey(change.node, before), in: children)
+            }
+            if let after = change.after {
+                writer = ByteWriter()
+                Self.encode(after, into: &writer)
+                try tx.put(writer.bytes, forKey: Self.nodeKey(change.node), in: nodes)
+                try tx.put([], forKey: Self.childKey(change.node, after), in: children)
+            } else {
+                try tx.removeValue(forKey: Self.nodeKey(change.node), in: nodes)
+            }
+            try afterEachRecord()
+        }
+        for entry in changes.logEntries {
+            try tx.put(Self.encode(entry), forKey: Self.logKey(entry.operation.timestamp), in: log)
+            try afterEachRecord()
+        }
+        try tx.put(Self.encode(State(
+            replica: replica, clock: changes.clock, nextCounter: changes.nextCounter,
+            truncatedThrough: changes.truncatedThrough)), forKey: Self.stateKey, in: meta)
+    }
+
+    static func nodeID(fromKey key: UnsafeRawBufferPointer) -> NodeID {
+        var replica: UInt64 = 0, counter: UInt64 = 0
+        for index in 0..<8 { replica = replica << 8 | UInt64(key[index]) }
+        for index in 8..<16 { counter = counter << 8 | UInt64(key[index]) }
+        return NodeID(replica: ReplicaID(replica), counter: counter)
+    }
+
+    private static func decoding<T>(_ database: Database, _ body: () throws(DecodingError) -> T) throws -> T {
+        do { return try body() } catch { throw TreeStoreError.corruptRecord(database: database.name, problem: error.description) }
+    }
 }

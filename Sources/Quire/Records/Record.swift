@@ -1,0 +1,126 @@
+import Foundation
+import QuireCore
+
+/// A value type that a ``Store`` persists, replicates and merges field by field.
+///
+/// Conform a plain `Codable` struct and give it a stable type name; the name, not the
+/// Swift type, identifies records across replicas and app versions, so never change it.
+///
+/// ```swift
+/// struct Folder: Record {
+///     static let typeName = "folder"
+///     static let siblingNameField: String? = "name"
+///     var name: String
+///     func validate() throws { try RecordName.validate(name) }
+/// }
+/// ```
+///
+/// Each top-level property is one field: a last-writer-wins register that merges on its
+/// own, so concurrent edits of different fields of one record both survive. The record
+/// must encode as a keyed container (a struct or class with properties), and its fields
+/// as JSON values.
+public protocol Record: Codable, Sendable {
+    /// The name that identifies this record type in the store and in delta files.
+    static var typeName: String { get }
+
+    /// The field (a `String` property) whose value should be unique among a record's
+    /// siblings in the hierarchy, or `nil` when the type has none. Two records with one
+    /// name under one parent (say two "Chapter 1" folders made offline) are both kept and
+    /// reported as a ``NameClash``.
+    static var siblingNameField: String? { get }
+
+    /// Checks the record before it is written; throw to refuse the write.
+    ///
+    /// A failed validation leaves the store exactly as it was: nothing of the transaction
+    /// is written.
+    func validate() throws
+}
+
+extension Record {
+    public static var siblingNameField: String? { nil }
+    public func validate() throws {}
+}
+
+/// The identity of a record: stable across replicas, assigned when the record is created.
+///
+/// A record is also a node of the store's hierarchy; its ID is the node's ID.
+public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible, Codable {
+    /// The replica that created the record.
+    public var replica: ReplicaID
+    /// The creating replica's tree-operation counter when it was created.
+    public var counter: UInt64
+
+    /// Creates an ID from its parts.
+    public init(replica: ReplicaID, counter: UInt64) {
+        self.replica = replica
+        self.counter = counter
+    }
+
+    init(_ node: NodeID) { self.init(replica: node.replica, counter: node.counter) }
+
+    var node: NodeID { NodeID(replica: replica, counter: counter) }
+
+    public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
+        (lhs.replica, lhs.counter) < (rhs.replica, rhs.counter)
+    }
+
+    /// `replica@counter`.
+    public var description: String { "\(replica)@\(counter)" }
+
+    /// Encodes as a two-number array, `[replica, counter]`, so records can refer to
+    /// other records.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(replica.rawValue)
+        try container.encode(counter)
+    }
+
+    /// Decodes the form ``encode(to:)`` writes.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        replica = ReplicaID(try container.decode(UInt64.self))
+        counter = try container.decode(UInt64.self)
+    }
+
+    /// The text value named `field` that this record owns.
+    ///
+    /// ```swift
+    /// try tx.insert("Hello", at: 0, in: file.text("content"))
+    /// ```
+    public func text(_ field: String) -> TextID { TextID(record: self, field: field) }
+}
+
+/// A text value owned by a record, such as a file's content or a note's answer.
+public struct TextID: Hashable, Sendable, CustomStringConvertible {
+    /// The record that owns the text.
+    public var record: RecordID
+    /// The text's name within the record.
+    public var field: String
+
+    /// Creates the ID of the text `field` of `record`.
+    public init(record: RecordID, field: String) {
+        self.record = record
+        self.field = field
+    }
+
+    public var description: String { "\(record).\(field)" }
+}
+
+/// A record read from a store, with its ID.
+///
+/// Properties of the value read through: `project.name` is `project.value.name`.
+@dynamicMemberLookup
+public struct Stored<Value: Record>: Sendable, Identifiable {
+    /// The record's ID.
+    public var id: RecordID
+    /// The record as last written or merged.
+    public var value: Value
+
+    /// Creates a stored record.
+    public init(id: RecordID, value: Value) {
+        self.id = id
+        self.value = value
+    }
+
+    public subscript<T>(dynamicMember keyPath: KeyPath<Value, T>) -> T { value[keyPath: keyPath] }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// Splits a record into its fields and puts it back together.
+///
+/// A record is encoded with `JSONEncoder` (sorted keys, so equal values give equal
+/// bytes); each top-level member becomes one field whose value is the member's JSON text,
+/// byte for byte. Decoding rebuilds the object from the fields and uses `JSONDecoder`,
+/// so a field written by a newer app version that this type does not know is kept in
+/// the store and ignored by the decoder.
+enum RecordFields {
+    typealias Fields = [String: [UInt8]]
+
+    static func encode<Value: Record>(_ record: Value) throws(StoreError) -> Fields {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do {
+            data = try encoder.encode(record)
+        } catch {
+            throw StoreError.encodingFailed(type: Value.typeName, problem: "\(error)")
+        }
+        var scanner = JSONObjectScanner(Array(data))
+        do throws(JSONObjectScanner.Failure) {
+            return try scanner.members()
+        } catch {
+            throw StoreError.encodingFailed(type: Value.typeName, problem: "a record must encode as a keyed container (a struct with properties): \(error.problem)")
+        }
+    }
+
+    static func decode<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
+        var json: [UInt8] = [UInt8(ascii: "{")]
+        for (index, name) in fields.keys.sorted().enumerated() {
+            if index > 0 { json.append(UInt8(ascii: ",")) }
+            json.append(contentsOf: quoted(name))
+            json.append(UInt8(ascii: ":"))
+            json.append(contentsOf: fields[name]!)
+        }
+        json.append(UInt8(ascii: "}"))
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(json))
+        } catch {
+            throw StoreError.decodingFailed(record: id, type: Value.typeName, problem: "\(error)")
+        }
+    }
+
+    private static func quoted(_ name: String) -> [UInt8] {
+        let data = (try? JSONEncoder().encode(name)) ?? Data("\"\"".utf8)
+        return Array(data)
+    }
+}
+
+/// Finds the members of one top-level JSON object and the exact bytes of each value.
+///
+/// Only as much of JSON as needed to skip a value: strings (with escapes), nesting of
+/// objects and arrays, and scalars up to the next delimiter. The input comes from
+/// `JSONEncoder`, so it is valid JSON; the checks are for robustness, not validation.
+struct JSONObjectScanner {
+    struct Failure: Error { var problem: String }
+
+    let bytes: [UInt8]
+    var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func members() throws(Failure) -> [String: [UInt8]] {
+        skipSpace()
+        guard next() == UInt8(ascii: "{") else { throw Failure(problem: "the top level is not an object") }
+        var result: [String: [UInt8]] = [:]
+        skipSpace()
+        if peek() == UInt8(ascii: "}") { return result }
+        while true {
+            skipSpace()
+            let keyStart = offset
+            try skipString()
+            let key = try decodeKey(Array(bytes[keyStart..<offset]))
+            skipSpace()
+            guard next() == UInt8(ascii: ":") else { throw Failure(problem: "expected ':' at byte \(offset)") }
+            skipSpace()
+            let valueStart = offset
+            try skipValue()
+            result[key] = Array(bytes[valueStart..<offset])
+            skipSpace()
+            switch next() {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "}"): return result
+            default: throw Failure(problem: "expected ',' or '}' at byte \(offset)")
+            }
+        }
+    }
+
+    private func peek() -> UInt8? { offset < bytes.count ? bytes[offset] : nil }
+
+    private mutating func next() -> UInt8? {
+        defer { offset += 1 }
+        return peek()
+    }
+
+    private mutating func skipSpace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { offset += 1 }
+    }
+
+    private mutating func skipString() throws(Failure) {
+        guard next() == UInt8(ascii: "\"") else { throw Failure(problem: "expected a string at byte \(offset - 1)") }
+        while let byte = next() {
+            if byte == UInt8(ascii: "\\") {
+                offset += 1
+            } else if byte == UInt8(ascii: "\"") {
+                return
+            }
+        }
+        throw Failure(problem: "unterminated string")
+    }
+
+    private mutating func skipValue() throws(Failure) {
+        switch peek() {
+        case UInt8(ascii: "\""):
+            try skipString()
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            while let byte = peek() {
+                switch byte {
+                case UInt8(ascii: "\""):
+                    try skipString()
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                default:
+                    break
+                }
+                offset += 1
+                if depth == 0 { return }
+            }
+            throw Failure(problem: "unterminated container")
+        case nil:
+            throw Failure(problem: "missing value")
+        default:
+            while let byte = peek(), byte != UInt8(ascii: ","), byte != UInt8(ascii: "}"),
+                byte != 0x20, byte != 0x0A, byte != 0x0D, byte != 0x09
+            {
+                offset += 1
+            }
+        }
+    }
+
+    private func decodeKey(_ quoted: [UInt8]) throws(Failure) -> String {
+        if !quoted.contains(UInt8(ascii: "\\")) {
+            return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self)
+        }
+        guard let key = try? JSONDecoder().decode(String.self, from: Data(quoted)) else {
+            throw Failure(problem: "undecodable member name")
+        }
+        return key
+    }
+}
+
+extension JSONObjectScanner {
+    /// The string a JSON string literal holds, or `nil` for any other value.
+    static func string(from json: [UInt8]) -> String? {
+        guard json.first == UInt8(ascii: "\"") else { return nil }
+        if !json.contains(UInt8(ascii: "\\")) { return String(decoding: json.dropFirst().dropLast(), as: UTF8.self) }
+        return try? JSONDecoder().decode(String.self, from: Data(json))
+    }
+}

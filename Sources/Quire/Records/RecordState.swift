@@ -1,0 +1,70 @@
+import QuireCore
+
+/// A field's last-writer-wins register: the value and the `(lamport, replica)` time of
+/// the write that set it.
+struct FieldRegister: Hashable, Sendable {
+    var value: [UInt8]
+    var timestamp: Timestamp
+}
+
+/// Everything the store keeps of one record besides its place in the hierarchy.
+struct RecordState: Hashable, Sendable {
+    /// ``Record/typeName`` of the record's type.
+    var type: String
+    /// Field name → register.
+    var fields: [String: FieldRegister]
+
+    var values: [String: [UInt8]] { fields.mapValues(\.value) }
+
+    /// Merges a write of `values` made at `timestamp`: each field keeps the later write.
+    ///
+    /// - Returns: The values that lost (overwritten now, or arriving too late), for the
+    ///   merge report.
+    mutating func merge(_ values: [String: [UInt8]], at timestamp: Timestamp) -> [OverwrittenValue.Loser] {
+        var losers: [OverwrittenValue.Loser] = []
+        for (name, value) in values {
+            if let current = fields[name] {
+                if current.timestamp == timestamp { continue }  // the same write again
+                if current.timestamp < timestamp {
+                    if current.value != value { losers.append(.init(field: name, value: current.value, timestamp: current.timestamp)) }
+                    fields[name] = FieldRegister(value: value, timestamp: timestamp)
+                } else if current.value != value {
+                    losers.append(.init(field: name, value: value, timestamp: timestamp))
+                }
+            } else {
+                fields[name] = FieldRegister(value: value, timestamp: timestamp)
+            }
+        }
+        return losers
+    }
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(string: type)
+        writer.write(varint: UInt64(fields.count))
+        for name in fields.keys.sorted() {
+            let register = fields[name]!
+            writer.write(string: name)
+            writer.write(varint: register.timestamp.lamport)
+            writer.write(replica: register.timestamp.replica)
+            writer.write(lengthPrefixed: register.value)
+        }
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(DecodingError) -> RecordState {
+        var reader = ByteReader(bytes)
+        let type = try reader.readString("type name", limit: Change.maximumNameLength)
+        let count = try reader.readCount("field count", limit: Change.maximumCount, minimumElementSize: 11)
+        var fields: [String: FieldRegister] = [:]
+        for _ in 0..<count {
+            let name = try reader.readString("field name", limit: Change.maximumNameLength)
+            let lamport = try reader.readVarint("field lamport")
+            let replica = try reader.readReplica("field replica")
+            let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
+            fields[name] = FieldRegister(value: Array(value), timestamp: Timestamp(lamport: lamport, replica: replica))
+        }
+        guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
+        return RecordState(type: type, fields: fields)
+    }
+}

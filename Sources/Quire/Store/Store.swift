@@ -1,0 +1,227 @@
+import Foundation
+import LMDB
+import QuireCore
+import Synchronization
+
+/// An offline-first object store in one directory: typed records, text values and a
+/// hierarchy, persisted in LMDB and merged with other replicas of the same store.
+///
+/// ```swift
+/// let store = try Store(directory: "/path/to/Notes.quire")
+/// let file = try store.write { tx in
+///     let folder = try tx.insert(Folder(name: "Drafts"))
+///     let file = try tx.insert(File(name: "Ode"), under: folder)
+///     try tx.insert("Hello", at: 0, in: file.text("content"))
+///     return file
+/// }
+/// let content = try store.read { tx in try tx.string(of: file.text("content")) }
+/// ```
+///
+/// Every write transaction that changes something becomes one ``Change`` in the change
+/// log; other replicas receive it through ``changes(since:)`` and ``apply(_:)`` (or delta
+/// files) and merge it without conflicts.
+///
+/// Thread-safety: a `Store` may be used from any thread or task. Transactions are
+/// serialised by one lock, and their bodies are synchronous (LMDB's rule). Do not call
+/// the store from inside a transaction body. One process opens a store directory once.
+public final class Store: Sendable {
+    /// The directory holding the store's files.
+    public let directory: String
+    /// This replica's ID, chosen at random when the store was created.
+    public let replica: ReplicaID
+    /// The store's lineage, shared by all its replicas.
+    public let storeID: StoreID
+
+    let environment: Environment
+    let state: Mutex<StoreState>
+    let observers = Mutex<Observers>(Observers())
+    let nameFields = Mutex<[String: String]>([:])
+
+    /// How a store is opened.
+    public struct Options: Sendable {
+        /// When commits reach the disk; ``LMDB/Environment/Durability/full`` makes every
+        /// committed write survive power loss.
+        public var durability: Environment.Durability = .full
+        /// The initial size of the memory map; it grows on demand.
+        public var initialMapSize = 16 << 20
+        /// The replica ID to use when the store is created; `nil` for a random one.
+        /// Fix it only in tests: two devices must never share a replica ID.
+        public var replica: ReplicaID?
+        /// Record types whose ``Record/siblingNameField`` merges should check.
+        public var recordTypes: [any Record.Type] = []
+
+        /// Default options: full durability, random replica ID.
+        public init() {}
+    }
+
+    /// Opens the store in `directory`, creating the directory and a new store (a new
+    /// replica with a random ID, a new store ID) when there is none.
+    ///
+    /// Opening reads the records, the hierarchy and pending changes into memory; texts
+    /// are read on first use, each from one snapshot and the few edits made since.
+    ///
+    /// - Parameters:
+    ///   - directory: The store's directory. Keep it out of synced folders.
+    ///   - options: Durability, map size, record types.
+    /// - Throws: ``StoreError`` for a damaged or incompatible store, or an `LMDBError`
+    ///   (for example `.alreadyOpen` when this process has it open already).
+    public init(directory: String, options: Options = Options()) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = Environment.Configuration()
+        configuration.durability = options.durability
+        configuration.mapSize = options.initialMapSize
+        configuration.maxDatabases = 16
+        let environment = try Environment(path: directory, configuration: configuration)
+        let layout = try StoreLayout(environment: environment)
+        let loaded = try Self.load(environment: environment, layout: layout, options: options)
+        self.directory = directory
+        self.environment = environment
+        self.replica = loaded.meta.replica
+        self.storeID = loaded.meta.storeID
+        self.state = Mutex(loaded)
+        register(options.recordTypes)
+    }
+
+    /// Closes the store; later calls throw. Pending observers finish.
+    public func close() throws {
+        observers.withLock { $0.finishAll() }
+        try environment.close()
+    }
+
+    /// Every replica's next counter: what this store has of each.
+    public var version: VersionVector { state.withLock { $0.meta.version } }
+
+    /// Reads from a consistent view of the store.
+    ///
+    /// ```swift
+    /// let projects = try store.read { tx in try tx.all(Project.self) }
+    /// ```
+    ///
+    /// - Parameter body: Reads through the transaction; must not call the store.
+    /// - Returns: What `body` returns.
+    public func read<R>(_ body: (borrowing StoreReader) throws -> R) rethrows -> R {
+        try state.withLock { state in try body(StoreReader(state: state, nameFields: nameFieldsSnapshot())) }
+    }
+
+    /// Changes the store in one transaction: all of it or nothing.
+    ///
+    /// When the body returns, everything it did is written as one ``Change`` and
+    /// committed (with ``Options/durability`` `.full`, durably) before `write` returns.
+    /// When the body throws — a failed validation, an invalid position — or the commit
+    /// fails, nothing is written and the store is exactly as before.
+    ///
+    /// - Parameter body: Makes the changes; must not call the store.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or an error from the commit.
+    public func write<R>(_ body: (borrowing StoreWriter) throws -> R) throws -> R {
+        let names = nameFieldsSnapshot()
+        let (result, event) = try state.withLock { state -> (R, StoreEvent?) in
+            state.beginSession()
+            do {
+                let result = try body(StoreWriter(state: state, store: self, nameFields: names))
+                let event = try state.commitSession(origin: .local)
+                return (result, event)
+            } catch {
+                state.rollbackSession()
+                throw error
+            }
+        }
+        if let event { publish(event) }
+        return result
+    }
+
+    /// The changes a replica at `version` lacks, oldest first per replica.
+    ///
+    /// - Parameter version: The other replica's version; empty for the whole history.
+    /// - Throws: ``StoreError/corrupt(database:problem:)`` for a damaged log entry.
+    public func changes(since version: VersionVector = VersionVector()) throws -> [Change] {
+        try state.withLock { state in try state.storedChanges(since: version) }
+    }
+
+    /// Applies changes from other replicas in one write transaction: all or nothing.
+    ///
+    /// Changes already known are skipped; changes whose dependencies are missing are kept
+    /// (persisted) as pending and applied when a later call supplies what they wait for.
+    ///
+    /// - Parameter changes: Changes in any order, duplicates allowed.
+    /// - Returns: What happened: applied, known, pending, overwritten values, name clashes.
+    /// - Throws: ``StoreError/invalidChange(_:)`` for a change that contradicts this store
+    ///   (another history under a known ID, an invalid text operation); the store is then
+    ///   unchanged.
+    @discardableResult
+    public func apply(_ changes: [Change]) throws -> MergeReport {
+        let names = nameFieldsSnapshot()
+        let (report, event) = try state.withLock { state -> (MergeReport, StoreEvent?) in
+            state.beginSession()
+            do {
+                var report = try state.integrate(changes)
+                report.nameClashes = state.nameClashes(near: report, nameFields: names)
+                let event = try state.commitSession(origin: .remote, applied: report.applied)
+                return (report, event)
+            } catch {
+                state.rollbackSession()
+                throw error
+            }
+        }
+        if let event { publish(event) }
+        return report
+    }
+
+    /// Makes the sibling-name checks of `types` known to merges (see
+    /// ``Record/siblingNameField``). Types used in this store's transactions are known
+    /// already.
+    public func register(_ types: [any Record.Type]) {
+        nameFields.withLock { names in
+            for type in types { names[type.typeName] = type.siblingNameField }
+        }
+    }
+
+    func nameFieldsSnapshot() -> [String: String] { nameFields.withLock { $0 } }
+
+    // MARK: Opening
+
+    private static func load(environment: Environment, layout: StoreLayout, options: Options) throws -> StoreState {
+        let stored = try environment.read { tx -> StoreState? in
+            guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
+            let meta = try StoreMeta.decode(bytes)
+            guard let tree = try layout.tree.load(in: tx, replica: meta.replica, seed: nil) else {
+                throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
+            }
+            var records: [RecordID: RecordState] = [:]
+            var failure: StoreError?
+            try tx.scan(layout.records) { key, value in
+                do throws(DecodingError) {
+                    guard key.count == 16 else { throw .malformed("record key of \(key.count) bytes", at: 0) }
+                    records[RecordID(TreeStorageLayout.nodeID(fromKey: key))] = try RecordState.decode(Array(value))
+                } catch {
+                    failure = .corrupt(database: layout.records.name, problem: error.description)
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw failure }
+            var pending: [ChangeID: Change] = [:]
+            try tx.scan(layout.pending) { _, value in
+                do throws(StoreError) {
+                    let change = try Change.decode(Array(value))
+                    pending[change.id] = change
+                } catch {
+                    failure = .corrupt(database: layout.pending.name, problem: error.description)
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw failure }
+            return StoreState(environment: environment, layout: layout, meta: meta, records: records, tree: tree, pending: pending)
+        }
+        if let stored { return stored }
+        let replica = options.replica ?? ReplicaID.random()
+        let meta = StoreMeta(replica: replica, storeID: StoreID.random(), lamport: 0, version: VersionVector([replica: 0]))
+        let tree = try ReplicatedTree(replica: replica)
+        try environment.write { tx in
+            try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)
+            try layout.tree.writeInitialState(of: tree, in: tx)
+        }
+        return StoreState(environment: environment, layout: layout, meta: meta, records: [:], tree: tree, pending: [:])
+    }
+}

@@ -1,0 +1,112 @@
+import LMDB
+import QuireCore
+
+/// The LMDB databases of a store and how values are laid out in them (`docs/storage.md`).
+///
+/// | database | key | value |
+/// |---|---|---|
+/// | `meta` | `"store"` | format version, replica, store ID, Lamport clock, version vector |
+/// | `changes` | `(replica, first counter)` | encoded ``Change`` |
+/// | `pending` | `(replica, first counter)` | encoded ``Change`` waiting for its dependencies |
+/// | `records` | `(record replica, record counter)` | type name and field registers |
+/// | `texts` | `(record replica, record counter, field)` | text state snapshot |
+/// | `text-ops` | `(record replica, record counter, field, sequence)` | text operations since the snapshot |
+/// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
+struct StoreLayout: Sendable {
+    static let formatVersion = 1
+
+    let meta: Database
+    let changes: Database
+    let pending: Database
+    let records: Database
+    let texts: Database
+    let textOperations: Database
+    let tree: TreeStorageLayout
+
+    init(environment: Environment) throws {
+        meta = try environment.openDatabase(named: "meta")
+        changes = try environment.openDatabase(named: "changes")
+        pending = try environment.openDatabase(named: "pending")
+        records = try environment.openDatabase(named: "records")
+        texts = try environment.openDatabase(named: "texts")
+        textOperations = try environment.openDatabase(named: "text-ops")
+        tree = try TreeStorageLayout(environment: environment, name: "tree")
+    }
+
+    static let metaKey = Key("store")
+
+    static func changeKey(_ id: ChangeID) -> Key { Key(id.replica.rawValue, id.counter) }
+    static func recordKey(_ id: RecordID) -> Key { Key(id.replica.rawValue, id.counter) }
+    static func textKey(_ id: TextID) -> Key { Key(id.record.replica.rawValue, id.record.counter, id.field) }
+    static func textOperationKey(_ id: TextID, sequence: Int) -> Key { Key(textKey(id), UInt64(sequence)) }
+}
+
+/// The store's identity and clocks, kept under ``StoreLayout/metaKey``.
+struct StoreMeta: Hashable, Sendable {
+    var replica: ReplicaID
+    var storeID: StoreID
+    /// The highest Lamport time seen.
+    var lamport: UInt64
+    /// Every replica's next counter, this one's included.
+    var version: VersionVector
+
+    func encoded() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(varint: UInt64(StoreLayout.formatVersion))
+        writer.write(replica: replica)
+        writer.write(raw: storeID.bytes)
+        writer.write(varint: lamport)
+        let counters = version.counters.sorted { $0.key < $1.key }
+        writer.write(varint: UInt64(counters.count))
+        for (replica, counter) in counters {
+            writer.write(replica: replica)
+            writer.write(varint: counter)
+        }
+        return writer.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws(StoreError) -> StoreMeta {
+        var reader = ByteReader(bytes)
+        let format: UInt64
+        do { format = try reader.readVarint("format version") } catch { throw .corrupt(database: "meta", problem: error.description) }
+        guard format == UInt64(StoreLayout.formatVersion) else {
+            throw .unsupportedFormat(found: Int(clamping: format), supported: StoreLayout.formatVersion)
+        }
+        do throws(DecodingError) {
+            let replica = try reader.readReplica("replica")
+            let storeID = StoreID(bytes: Array(try reader.readBytes(StoreID.byteCount, "store ID")))
+            let lamport = try reader.readVarint("lamport")
+            let count = try reader.readCount("version entries", limit: Change.maximumCount, minimumElementSize: 9)
+            var counters: [ReplicaID: UInt64] = [:]
+            for _ in 0..<count {
+                counters[try reader.readReplica("version replica")] = try reader.readVarint("version counter")
+            }
+            return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: VersionVector(counters))
+        } catch {
+            throw .corrupt(database: "meta", problem: error.description)
+        }
+    }
+}
+
+/// The identity of a store's lineage: every replica of one store shares it, so delta
+/// files from an unrelated store are refused.
+public struct StoreID: Hashable, Sendable, CustomStringConvertible {
+    static let byteCount = 16
+    /// The 16 random bytes.
+    public let bytes: [UInt8]
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A new random store ID.
+    static func random() -> StoreID {
+        var generator = SystemRandomNumberGenerator()
+        return StoreID(bytes: (0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// Lowercase hexadecimal.
+    public var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}

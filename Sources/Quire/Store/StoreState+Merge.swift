@@ -1,0 +1,134 @@
+import QuireCore
+
+extension StoreState {
+    /// Integrates changes from other replicas into the open session, in causal order.
+    ///
+    /// - Throws: ``StoreError/invalidChange(_:)``; the caller rolls the session back.
+    func integrate(_ incoming: [Change]) throws(StoreError) -> MergeReport {
+        var report = MergeReport()
+        var version = meta.version
+        var lamport = meta.lamport
+        session?.savedPending = pending
+        var queue = pending
+        var newlyPending: Set<ChangeID> = []
+
+        for change in incoming {
+            let known = version[change.id.replica]
+            if change.endCounter <= known {
+                report.alreadyKnown.append(change.id)
+                continue
+            }
+            if change.id.replica == replica {
+                throw .invalidChange("change \(change.id) claims to come from this replica, which never made it; a copy of this store is writing under its replica ID")
+            }
+            guard change.id.counter >= known else {
+                throw .invalidChange("change \(change.id) overlaps changes \(change.id.replica) already has up to counter \(known) (a cloned replica?)")
+            }
+            guard change.count > 0 else { throw .invalidChange("change \(change.id) has no operations") }
+            if let queued = queue[change.id] {
+                guard queued == change else {
+                    throw .invalidChange("two different changes carry the ID \(change.id) (a cloned replica?)")
+                }
+                continue
+            }
+            queue[change.id] = change
+            newlyPending.insert(change.id)
+        }
+
+        var treeBatch: [TreeOperation] = []
+        var progress = true
+        while progress {
+            progress = false
+            for id in queue.keys.sorted() {
+                let change = queue[id]!
+                guard change.id.counter == version[id.replica],
+                    change.dependencies.counters.allSatisfy({ version[$0.key] >= $0.value })
+                else { continue }
+                try apply(change, treeBatch: &treeBatch, report: &report)
+                queue[id] = nil
+                if pending[id] != nil { session?.pendingRemoved.insert(id) }
+                newlyPending.remove(id)
+                version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
+                lamport = max(lamport, change.lamport)
+                session?.integrated[id] = change
+                report.applied.append(id)
+                progress = true
+            }
+        }
+        if !treeBatch.isEmpty {
+            let treeReport = tree.apply(treeBatch)
+            report.skippedMoves = treeReport.skipped.count
+        }
+        pending = queue
+        session?.pendingAdded = newlyPending
+        report.pending = queue.keys.sorted()
+        var merged = meta
+        merged.version = version
+        merged.lamport = lamport
+        session?.mergedMeta = merged
+        return report
+    }
+
+    private func apply(_ change: Change, treeBatch: inout [TreeOperation], report: inout MergeReport) throws(StoreError) {
+        for operation in change.operations {
+            switch operation {
+            case .tree(let move):
+                guard move.id.replica == change.id.replica else {
+                    throw .invalidChange("change \(change.id) carries a tree operation of replica \(move.id.replica)")
+                }
+                treeBatch.append(move)
+                report.movedNodes.insert(RecordID(move.node))
+            case .fields(let id, let type, let values):
+                willChange(id)
+                var record = records[id] ?? RecordState(type: type, fields: [:])
+                guard record.type == type else {
+                    throw .invalidChange("change \(change.id) writes record \(id) as a \(type), but it is a \(record.type)")
+                }
+                let losers = record.merge(values, at: change.timestamp)
+                if records[id] != record { report.changedRecords.insert(id) }
+                records[id] = record
+                report.overwritten += losers.map {
+                    OverwrittenValue(record: id, field: $0.field, value: String(decoding: $0.value, as: UTF8.self), timestamp: $0.timestamp)
+                }
+            case .text(let id, let operations):
+                let stored: StoredText
+                do {
+                    stored = try text(id)
+                } catch let error as StoreError {
+                    throw error
+                } catch {
+                    throw .corrupt(database: layout.texts.name, problem: "\(error)")
+                }
+                willChange(id, stored)
+                do {
+                    try stored.text.apply(operations)
+                } catch {
+                    throw .invalidChange("change \(change.id), text \(id): \(error)")
+                }
+                if stored.text.pendingCount > 0 {
+                    throw .invalidChange("change \(change.id), text \(id): operations refer to text this store does not have")
+                }
+                report.changedTexts.insert(id)
+            }
+        }
+    }
+
+    /// Sibling-name clashes under the parents of the records a merge touched.
+    func nameClashes(near report: MergeReport, nameFields: [String: String]) -> [NameClash] {
+        var parents = Set<NodeID>()
+        for id in report.movedNodes.union(report.changedRecords) {
+            if let parent = tree.parent(of: id.node), parent != .deletedRoot { parents.insert(parent) }
+        }
+        return parents.sorted().flatMap { parent in
+            nameClashes(under: parent) { id in self.siblingName(of: id, nameFields: nameFields) }
+        }
+    }
+
+    /// The value of the record's ``Record/siblingNameField``, if its type has one.
+    func siblingName(of id: RecordID, nameFields: [String: String]) -> String? {
+        guard let record = records[id], let field = nameFields[record.type],
+            let value = record.fields[field]?.value
+        else { return nil }
+        return JSONObjectScanner.string(from: value)
+    }
+}

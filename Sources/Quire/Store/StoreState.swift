@@ -1,0 +1,105 @@
+import LMDB
+import QuireCore
+
+/// The contents of an open store, held in memory and guarded by the store's lock.
+///
+/// Opaque outside the module: transactions reach it through ``StoreReader`` and
+/// ``StoreWriter``.
+///
+/// `@unchecked Sendable` is safe because every access happens inside the store's
+/// `Mutex` (`Store.state.withLock`): the only references handed out are the noncopyable
+/// transactions, which cannot leave the closure that runs under the lock.
+public final class StoreState: @unchecked Sendable {
+    let environment: Environment
+    let layout: StoreLayout
+    var meta: StoreMeta
+    var records: [RecordID: RecordState]
+    var tree: ReplicatedTree
+    /// Texts read so far; others are read from disk on first use.
+    var texts: [TextID: StoredText] = [:]
+    /// Changes from other replicas waiting for their dependencies.
+    var pending: [ChangeID: Change]
+    /// The write transaction in progress, if any.
+    var session: WriteSession?
+
+    var replica: ReplicaID { meta.replica }
+
+    init(environment: Environment, layout: StoreLayout, meta: StoreMeta, records: [RecordID: RecordState],
+         tree: ReplicatedTree, pending: [ChangeID: Change]) {
+        self.environment = environment
+        self.layout = layout
+        self.meta = meta
+        self.records = records
+        self.tree = tree
+        self.pending = pending
+    }
+
+    // MARK: Reading
+
+    func record(_ id: RecordID) -> RecordState? { records[id] }
+
+    func isLive(_ id: RecordID) -> Bool {
+        records[id] != nil && tree.contains(id.node) && !tree.isDeleted(id.node)
+    }
+
+    /// The text `id`, read from disk on first use; `nil` when it was never written.
+    func existingText(_ id: TextID) throws -> StoredText? {
+        if let loaded = texts[id] { return loaded }
+        let replica = replica
+        let layout = layout
+        guard let loaded = try environment.read({ tx in try StoredText.load(id, replica: replica, layout: layout, in: tx) }) else {
+            return nil
+        }
+        texts[id] = loaded
+        return loaded
+    }
+
+    /// The text `id`, created empty when it was never written.
+    func text(_ id: TextID) throws -> StoredText {
+        if let existing = try existingText(id) { return existing }
+        let created = StoredText(text: ReplicatedText(replica: replica), tailCount: 0, tailBytes: 0, snapshotBytes: nil)
+        texts[id] = created
+        return created
+    }
+
+    /// The siblings under `parent` that share a ``Record/siblingName``.
+    func nameClashes(under parent: NodeID, names: (RecordID) -> String?) -> [NameClash] {
+        var byName: [String: [RecordID]] = [:]
+        var order: [String] = []
+        for child in tree.children(of: parent) {
+            let id = RecordID(child)
+            guard let name = names(id) else { continue }
+            if byName[name] == nil { order.append(name) }
+            byName[name, default: []].append(id)
+        }
+        let parentID = parent == .root ? nil : RecordID(parent)
+        return order.compactMap { name in
+            let ids = byName[name]!
+            return ids.count > 1 ? NameClash(parent: parentID, name: name, records: ids) : nil
+        }
+    }
+}
+
+/// What a write transaction has done so far, to write it as one change or to undo it.
+struct WriteSession {
+    /// The Lamport time of the change being made.
+    let lamport: UInt64
+    /// Tree operations, in the order they were made.
+    var treeOperations: [TreeOperation] = []
+    /// Field writes per record (the last value of each field).
+    var fieldWrites: [RecordID: (type: String, values: [String: [UInt8]])] = [:]
+    /// Records as they were before the transaction touched them (`nil`: absent).
+    var savedRecords: [RecordID: RecordState?] = [:]
+    /// Texts touched, with their version before the transaction.
+    var textVersions: [TextID: VersionVector] = [:]
+    /// The order in which texts were first touched.
+    var textOrder: [TextID] = []
+    /// Merges: the changes integrated, by ID.
+    var integrated: [ChangeID: Change] = [:]
+    /// Merges: pending changes applied now, and changes newly kept as pending.
+    var pendingRemoved: Set<ChangeID> = []
+    var pendingAdded: Set<ChangeID> = []
+    /// Merges: the store's clocks after the merge; pending entries before it.
+    var mergedMeta: StoreMeta?
+    var savedPending: [ChangeID: Change]?
+}

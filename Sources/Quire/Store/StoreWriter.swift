@@ -1,0 +1,202 @@
+import QuireCore
+
+/// A write transaction: reads (its own writes included) and changes, committed together
+/// as one ``Change`` when the body of ``Store/write(_:)`` returns.
+///
+/// Noncopyable, so it cannot outlive the call that lends it.
+public struct StoreWriter: StoreReading, ~Copyable {
+    public let _state: StoreState
+    public let _nameFields: [String: String]
+    let store: Store
+
+    init(state: StoreState, store: Store, nameFields: [String: String]) {
+        _state = state
+        _nameFields = nameFields
+        self.store = store
+    }
+
+    /// The ID the change being made will have: events of this change carry it, so a
+    /// writer can recognise its own changes.
+    public var changeID: ChangeID { ChangeID(replica: _state.replica, counter: _state.meta.version[_state.replica]) }
+
+    // MARK: Records
+
+    /// Inserts a new record under `parent` (`nil`: the top level).
+    ///
+    /// ```swift
+    /// let project = try tx.insert(Project(name: "My Poetry", type: .poetry))
+    /// let folder = try tx.insert(Folder(name: "Drafts"), under: project)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - record: The record; it is validated first.
+    ///   - parent: The parent record; `nil` for the top level.
+    ///   - index: The position among the parent's children; `nil` for the end.
+    /// - Returns: The new record's ID, the same on every replica.
+    /// - Throws: ``StoreError/validationFailed(type:problem:)`` (or the error `validate`
+    ///   throws), ``StoreError/hierarchy(_:)`` for an unknown parent.
+    @discardableResult
+    public func insert<T: Record>(_ record: T, under parent: RecordID? = nil, at index: Int? = nil) throws -> RecordID {
+        store.register([T.self])
+        try validate(record)
+        let fields = try RecordFields.encode(record)
+        let move = try hierarchy { tree throws(TreeError) in
+            try tree.create(under: parent?.node ?? .root, at: index, metadata: Array(T.typeName.utf8))
+        }
+        let id = RecordID(move.node)
+        writeFields(fields, of: id, type: T.typeName)
+        return id
+    }
+
+    /// Changes a record through a closure; only the fields whose values changed are
+    /// written, so concurrent edits of other fields on other replicas survive.
+    ///
+    /// ```swift
+    /// try tx.update(project, as: Project.self) { $0.name = "Poems" }
+    /// ```
+    ///
+    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/wrongType(_:expected:actual:)``,
+    ///   a validation error, or what `body` throws.
+    public func update<T: Record>(_ id: RecordID, as type: T.Type, _ body: (inout T) throws -> Void) throws {
+        var value = try record(T.self, id)
+        try body(&value)
+        try replace(id, with: value)
+    }
+
+    /// Replaces a record's value; only the fields that differ are written.
+    public func replace<T: Record>(_ id: RecordID, with value: T) throws {
+        store.register([T.self])
+        guard let current = _state.record(id) else { throw StoreError.recordNotFound(id) }
+        guard current.type == T.typeName else { throw StoreError.wrongType(id, expected: T.typeName, actual: current.type) }
+        try validate(value)
+        var fields = try RecordFields.encode(value)
+        for name in current.fields.keys where fields[name] == nil {
+            fields[name] = Array("null".utf8)  // an optional set to nil
+        }
+        let changed = fields.filter { current.fields[$0.key]?.value != $0.value }
+        if !changed.isEmpty { writeFields(changed, of: id, type: T.typeName) }
+    }
+
+    /// Moves a record (and its subtree) under `parent` (`nil`: the top level).
+    ///
+    /// - Parameters:
+    ///   - id: The record to move.
+    ///   - parent: The new parent.
+    ///   - index: The position among the new siblings; `nil` for the end.
+    /// - Throws: ``StoreError/hierarchy(_:)`` for a move into its own subtree or an
+    ///   unknown record.
+    public func move(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
+        try hierarchy { tree throws(TreeError) in try tree.move(id.node, to: parent?.node ?? .root, at: index) }
+    }
+
+    /// Moves a record to position `index` among its current siblings.
+    public func reorder(_ id: RecordID, to index: Int) throws {
+        guard let parent = _state.tree.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
+        try hierarchy { tree throws(TreeError) in try tree.move(id.node, to: parent, at: index) }
+    }
+
+    /// Moves a record and its subtree to the trash. Nothing is destroyed: its fields and
+    /// texts stay, edits made concurrently inside it survive, and ``restore(_:to:at:)``
+    /// brings it back.
+    public func delete(_ id: RecordID) throws {
+        try hierarchy { tree throws(TreeError) in try tree.delete(id.node) }
+    }
+
+    /// Moves a record out of the trash under `parent` (`nil`: the top level).
+    public func restore(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
+        try hierarchy { tree throws(TreeError) in try tree.restore(id.node, to: parent?.node ?? .root, at: index) }
+    }
+
+    // MARK: Texts
+
+    /// Inserts `string` into a text at `position`.
+    ///
+    /// ```swift
+    /// try tx.insert("Hello", at: 0, in: file.text("content"))
+    /// try tx.insert("!", at: range.location, unit: .utf16, in: content)   // from an NSRange
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - string: The text to insert.
+    ///   - position: An offset in `unit`s, `0...length`.
+    ///   - unit: Unicode scalars (default), UTF-16 code units or UTF-8 bytes.
+    ///   - text: A text of an existing record; created empty on first edit.
+    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``.
+    /// - Complexity: O(log *n*) in the text's runs.
+    public func insert(_ string: String, at position: Int, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
+        try editText(text) { replicated throws(TextError) in try replicated.insert(string, at: position, unit: unit) }
+    }
+
+    /// Deletes `range` (in `unit`s) from a text.
+    public func delete(_ range: Range<Int>, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
+        try editText(text) { replicated throws(TextError) in try replicated.delete(range, unit: unit) }
+    }
+
+    /// Replaces `range` (in `unit`s) of a text with `string`.
+    public func replace(_ range: Range<Int>, with string: String, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
+        try editText(text) { replicated throws(TextError) in try replicated.replace(range, with: string, unit: unit) }
+    }
+
+    /// Makes a text read `string` with the smallest single edit: the common prefix and
+    /// suffix stay, only the middle is replaced (so concurrent edits elsewhere survive).
+    public func setString(_ string: String, in text: TextID) throws {
+        let current = Array(try self.string(of: text).unicodeScalars)
+        let target = Array(string.unicodeScalars)
+        var prefix = 0
+        while prefix < current.count, prefix < target.count, current[prefix] == target[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < current.count - prefix, suffix < target.count - prefix,
+            current[current.count - 1 - suffix] == target[target.count - 1 - suffix]
+        {
+            suffix += 1
+        }
+        let removed = prefix..<(current.count - suffix)
+        var inserted = String.UnicodeScalarView()
+        inserted.append(contentsOf: target[prefix..<(target.count - suffix)])
+        if removed.isEmpty && inserted.isEmpty { return }
+        try replace(removed, with: String(inserted), in: text)
+    }
+
+    // MARK: Internals
+
+    private func validate<T: Record>(_ record: T) throws {
+        do {
+            try record.validate()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.validationFailed(type: T.typeName, problem: "\(error)")
+        }
+    }
+
+    private func writeFields(_ values: [String: [UInt8]], of id: RecordID, type: String) {
+        _state.willChange(id)
+        let timestamp = Timestamp(lamport: _state.session!.lamport, replica: _state.replica)
+        var record = _state.records[id] ?? RecordState(type: type, fields: [:])
+        for (name, value) in values { record.fields[name] = FieldRegister(value: value, timestamp: timestamp) }
+        _state.records[id] = record
+        _state.session!.fieldWrites[id, default: (type, [:])].values.merge(values) { $1 }
+    }
+
+    @discardableResult
+    private func hierarchy(_ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
+        do {
+            let operation = try body(&_state.tree)
+            _state.session!.treeOperations.append(operation)
+            return operation
+        } catch {
+            throw StoreError.hierarchy(error)
+        }
+    }
+
+    private func editText(_ id: TextID, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
+        guard _state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
+        let stored = try _state.text(id)
+        _state.willChange(id, stored)
+        do {
+            try body(stored.text)
+        } catch {
+            throw StoreError.text(id, error)
+        }
+    }
+}
