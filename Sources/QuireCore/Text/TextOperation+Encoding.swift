@@ -1,19 +1,26 @@
 /// The compact binary form of text operations: what a delta carries.
 ///
 /// ```
-/// replicas   varint n, then n × 8-byte little-endian replica IDs
+/// replicas   varint (n << 1 | deflated), then n × 8-byte little-endian replica IDs
 /// operations varint m, then m × operation
 /// operation  flags byte · replica index · counter (signed, from the end of the replica's
 ///            previous operation) · length · (insertion | deletion)
-/// insertion  left origin · right parent · [UTF-8 length, unless ASCII] · UTF-8 bytes
+/// insertion  left origin · right parent · [UTF-8 length, unless ASCII]
 /// deletion   target
 /// reference  same replica: varint distance back from the operation's counter;
 ///            other replica: replica index · counter
+/// content    the rest: every insertion's UTF-8, concatenated in operation order — as it
+///            is, or, when the `deflated` bit is set, one raw DEFLATE stream (RFC 1951)
+///            that inflates to exactly the sum of the insertions' UTF-8 lengths
 /// ```
 ///
-/// All integers are LEB128 varints. A one-character keystroke encodes in about 20 bytes,
-/// the replica table included. Decoding checks every count and length against the bytes
-/// that remain and validates UTF-8; it throws ``TextError/malformed(_:)`` on bad input.
+/// All integers are LEB128 varints. Content of at least 1 KiB is deflated when that makes
+/// it smaller (English text shrinks to about 30 %); a keystroke's stays as it is, so a
+/// one-character keystroke encodes in about 20 bytes, the replica table included.
+/// Decoding checks every count and length against the bytes that remain, checks the
+/// content's declared size against ``maximumContentLength`` and against what the deflated
+/// bytes can possibly produce before allocating it, inflates with bounds checks, and
+/// validates UTF-8; it throws ``TextError/malformed(_:)`` on bad input.
 public enum TextOperationCoding {
     /// The most operations or characters in one decoded operation run.
     public static let maximumRunLength = 1 << 24
@@ -27,7 +34,17 @@ public enum TextOperationCoding {
         // deletion
         static let backward: UInt8 = 1 << 1
         static let targetOther: UInt8 = 1 << 2
+        // the replica count's low bit
+        static let deflatedContent: UInt64 = 1
     }
+
+    /// Content at least this long is deflated (when that makes it smaller); shorter
+    /// content, a keystroke's for one, is stored as it is.
+    static let deflateThreshold = 1024
+
+    /// The most UTF-8 bytes of inserted text one encoding may carry: the declared size of
+    /// the content column is checked against it before anything is allocated.
+    public static let maximumContentLength = 1 << 28
 
     /// Encodes `operations`.
     public static func encode(_ operations: [TextOperation]) -> [UInt8] {
@@ -49,8 +66,15 @@ public enum TextOperationCoding {
                 note(deletion.target.replica)
             }
         }
+        var content: [UInt8] = []
+        for case .insert(let insertion) in operations { content.append(contentsOf: insertion.utf8) }
+        var packed: [UInt8]?
+        if content.count >= deflateThreshold {
+            let deflated = Deflate.deflate(content)
+            if deflated.count < content.count { packed = deflated }
+        }
         var writer = ByteWriter()
-        writer.write(varint: UInt64(replicas.count))
+        writer.write(varint: UInt64(replicas.count) << 1 | (packed == nil ? 0 : Flag.deflatedContent))
         for replica in replicas {
             writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
         }
@@ -70,7 +94,6 @@ public enum TextOperationCoding {
                 writeReference(insertion.originLeft, kind: originKind, from: insertion.id, index: index, to: &writer)
                 writeReference(insertion.rightParent, kind: rightKind, from: insertion.id, index: index, to: &writer)
                 if !ascii { writer.write(varint: UInt64(insertion.utf8.count)) }
-                writer.write(raw: insertion.utf8)
             case .delete(let deletion):
                 let other = deletion.target.replica != replica
                 writer.write(byte: Flag.delete | (deletion.isBackward ? Flag.backward : 0) | (other ? Flag.targetOther : 0))
@@ -83,6 +106,7 @@ public enum TextOperationCoding {
                 }
             }
         }
+        writer.write(raw: packed ?? content)
         return writer.bytes
     }
 
@@ -92,7 +116,12 @@ public enum TextOperationCoding {
     public static func decode(_ bytes: [UInt8]) throws(TextError) -> [TextOperation] {
         var reader = ByteReader(bytes)
         do throws(DecodingError) {
-            let replicaCount = try reader.readCount("replica table", limit: 1 << 16, minimumElementSize: 8)
+            let table = try reader.readVarint("replica table")
+            let replicaCount = Int(truncatingIfNeeded: table >> 1)
+            guard table >> 1 <= 1 << 16, replicaCount * 8 <= reader.remaining else {
+                throw DecodingError.malformed("replica table of \(table >> 1) entries does not fit", at: 0)
+            }
+            let isDeflated = table & Flag.deflatedContent != 0
             var replicas: [ReplicaID] = []
             replicas.reserveCapacity(replicaCount)
             for _ in 0..<replicaCount {
@@ -114,6 +143,8 @@ public enum TextOperationCoding {
                 replicas[try replicaIndex(what)]
             }
             var previousEnd = [UInt64](repeating: 0, count: replicas.count)
+            var byteCounts: [Int] = []
+            var contentLength = 0
             func reference(kind: UInt8, from id: OperationID, _ what: String) throws(DecodingError) -> OperationID? {
                 switch kind {
                 case 0: return nil
@@ -153,19 +184,21 @@ public enum TextOperationCoding {
                     }
                     let originLeft = try reference(kind: (flags >> Flag.originShift) & 0b11, from: id, "left origin")
                     let rightParent = try reference(kind: (flags >> Flag.rightShift) & 0b11, from: id, "right parent")
-                    let byteCount = flags & Flag.ascii != 0
-                        ? Int(length)
-                        : try reader.readCount("UTF-8 length", limit: 4 * maximumRunLength)
-                    let start = reader.offset
-                    let utf8 = Array(try reader.readBytes(byteCount, "inserted text"))
-                    guard String(validating: utf8, as: UTF8.self) != nil,
-                        UTF8Scan.scalarCount(of: utf8) == Int(length),
-                        flags & Flag.ascii == 0 || utf8.allSatisfy({ $0 < 0x80 })
-                    else {
-                        throw DecodingError.malformed("inserted text is not \(length) characters of UTF-8", at: start)
+                    var byteCount = length
+                    if flags & Flag.ascii == 0 {
+                        let start = reader.offset
+                        byteCount = try reader.readVarint("UTF-8 length")
+                        guard byteCount >= length, byteCount <= 4 * length else {
+                            throw DecodingError.malformed("\(byteCount) bytes of UTF-8 cannot hold \(length) characters", at: start)
+                        }
                     }
+                    contentLength += Int(byteCount)
+                    guard contentLength <= maximumContentLength else {
+                        throw DecodingError.malformed("inserted text exceeds \(maximumContentLength) bytes", at: lengthStart)
+                    }
+                    byteCounts.append(Int(byteCount))
                     operations.append(.insert(TextInsertion(
-                        id: id, originLeft: originLeft, rightParent: rightParent, utf8: utf8, length: Int(length))))
+                        id: id, originLeft: originLeft, rightParent: rightParent, utf8: [], length: Int(length))))
                 } else {
                     guard flags & ~(Flag.delete | Flag.backward | Flag.targetOther) == 0 else {
                         throw DecodingError.malformed("unknown deletion flags \(flags)", at: reader.offset)
@@ -189,12 +222,57 @@ public enum TextOperationCoding {
                     operations.append(.delete(TextDeletion(id: id, target: target, length: Int(length), isBackward: backward)))
                 }
             }
-            guard reader.isAtEnd else {
-                throw DecodingError.malformed("\(reader.remaining) unexpected trailing bytes", at: reader.offset)
-            }
+            try fillContent(of: &operations, byteCounts: byteCounts, total: contentLength, deflated: isDeflated, from: &reader)
             return operations
         } catch {
             throw TextError.malformed(error)
+        }
+    }
+
+    /// Reads the content column — the rest of the input — and gives each insertion its
+    /// UTF-8, checking that it is valid and holds the insertion's characters.
+    private static func fillContent(
+        of operations: inout [TextOperation], byteCounts: [Int], total: Int, deflated: Bool, from reader: inout ByteReader
+    ) throws(DecodingError) {
+        let start = reader.offset
+        let column = try reader.readBytes(reader.remaining, "content")
+        let content: [UInt8]
+        if deflated {
+            guard total <= column.count.multipliedReportingOverflow(by: Inflate.maximumRatio).partialValue else {
+                throw DecodingError.malformed("\(column.count) deflated bytes cannot hold \(total) bytes of text", at: start)
+            }
+            do throws(DecodingError) {
+                content = try Inflate.inflate(column, count: total)
+            } catch {
+                throw DecodingError.malformed("content: \(error.problem)", at: start + error.offset)
+            }
+        } else {
+            guard column.count == total else {
+                throw DecodingError.malformed("content is \(column.count) bytes, the insertions need \(total)", at: start)
+            }
+            content = Array(column)
+        }
+        let ascii = UTF8Scan.isASCII(content)
+        guard ascii || String(validating: content, as: UTF8.self) != nil else {
+            throw DecodingError.malformed("inserted text is not UTF-8", at: start)
+        }
+        var next = 0
+        var byteStart = 0
+        for index in operations.indices {
+            guard case .insert(var insertion) = operations[index] else { continue }
+            let count = byteCounts[next]
+            next += 1
+            // The whole is valid UTF-8, so a slice starting on a scalar (the next one does
+            // too) is valid; its scalars must be the insertion's length.
+            let slice = content[byteStart..<byteStart + count]
+            guard ascii ? count == insertion.length
+                : content[byteStart] & 0xC0 != 0x80 && UTF8Scan.scalarCount(of: slice) == insertion.length
+            else {
+                throw DecodingError.malformed("inserted text is not \(insertion.length) characters of UTF-8", at: start)
+            }
+            insertion.utf8 = Array(slice)
+            operations[index] = .insert(insertion)
+            byteStart += count
         }
     }
 
