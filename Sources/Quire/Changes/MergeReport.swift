@@ -36,6 +36,14 @@ public struct OverwrittenValue: Hashable, Sendable, CustomStringConvertible {
     /// The Lamport time and replica of the losing write.
     public var timestamp: Timestamp
 
+    /// Creates a description of a losing value.
+    public init(record: RecordID, field: String, value: String, timestamp: Timestamp) {
+        self.record = record
+        self.field = field
+        self.value = value
+        self.timestamp = timestamp
+    }
+
     struct Loser {
         var field: String
         var value: [UInt8]
@@ -53,6 +61,13 @@ public struct NameClash: Hashable, Sendable, CustomStringConvertible {
     public var name: String
     /// The clashing records, in sibling order.
     public var records: [RecordID]
+
+    /// Creates a clash description.
+    public init(parent: RecordID?, name: String, records: [RecordID]) {
+        self.parent = parent
+        self.name = name
+        self.records = records
+    }
 
     public var description: String { "\(records.count) records named \(name.debugDescription) under \(parent.map(String.init(describing:)) ?? "the top level")" }
 }

@@ -128,6 +128,12 @@ extension StoreState {
             try layout.tree.write(treeChanges, replica: ownReplica, in: tx)
         }
         // Committed: make the memory match.
+        if origin == .local {
+            for (id, operations) in textOperations {
+                undoHistories[id, default: TextUndoHistory()].record(
+                    .init(operations), as: session.undoActions[id], redirects: session.undoRedirects[id] ?? [])
+            }
+        }
         tree.commitChanges()
         meta = newMeta
         for (stored, tailCount, tailBytes, snapshotBytes) in textUpdates {

@@ -21,6 +21,8 @@ public final class StoreState: @unchecked Sendable {
     var pending: [ChangeID: Change]
     /// The write transaction in progress, if any.
     var session: WriteSession?
+    /// Undo and redo steps of this replica's text edits, per text.
+    var undoHistories: [TextID: TextUndoHistory] = [:]
 
     var replica: ReplicaID { meta.replica }
 
@@ -94,6 +96,10 @@ struct WriteSession {
     var textVersions: [TextID: VersionVector] = [:]
     /// The order in which texts were first touched.
     var textOrder: [TextID] = []
+    /// Texts whose edits in this transaction are an undo or a redo.
+    var undoActions: [TextID: TextUndoHistory.Action] = [:]
+    /// Copies an undo or redo made of deleted characters, per text.
+    var undoRedirects: [TextID: [ReplicatedText.Redirect]] = [:]
     /// Merges: the changes integrated, by ID.
     var integrated: [ChangeID: Change] = [:]
     /// Merges: pending changes applied now, and changes newly kept as pending.

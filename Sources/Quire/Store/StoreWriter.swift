@@ -157,6 +157,52 @@ public struct StoreWriter: StoreReading, ~Copyable {
         try replace(removed, with: String(inserted), in: text)
     }
 
+    /// Reverts this replica's last edit of a text (one write transaction's worth), as
+    /// new operations that merge like any edit: characters it inserted are deleted,
+    /// characters it deleted come back where they were. Concurrent edits of other
+    /// replicas are untouched.
+    ///
+    /// ```swift
+    /// try store.write { tx in try tx.undo(in: content) }
+    /// ```
+    ///
+    /// Undo history lives in memory for the life of the ``Store``. One undo per text per
+    /// transaction; the text's other edits in the same transaction become part of it.
+    ///
+    /// - Returns: `false` when there is nothing to undo.
+    @discardableResult
+    public func undo(in text: TextID) throws -> Bool {
+        try revertLast(in: text, as: .undo)
+    }
+
+    /// Makes again the last edit ``undo(in:)`` reverted; a new edit of the text clears
+    /// what can be redone.
+    ///
+    /// - Returns: `false` when there is nothing to redo.
+    @discardableResult
+    public func redo(in text: TextID) throws -> Bool {
+        try revertLast(in: text, as: .redo)
+    }
+
+    /// Whether ``undo(in:)`` has something to revert.
+    public func canUndo(in text: TextID) -> Bool { !(_state.undoHistories[text]?.undo.isEmpty ?? true) }
+
+    /// Whether ``redo(in:)`` has something to make again.
+    public func canRedo(in text: TextID) -> Bool { !(_state.undoHistories[text]?.redo.isEmpty ?? true) }
+
+    private func revertLast(in text: TextID, as action: TextUndoHistory.Action) throws -> Bool {
+        guard _state.session?.undoActions[text] == nil, let history = _state.undoHistories[text],
+            let step = action == .undo ? history.undo.last : history.redo.last
+        else { return false }
+        var redirects: [ReplicatedText.Redirect] = []
+        try editText(text) { replicated throws(TextError) in
+            redirects = replicated.revert(step.resolving(history.redirects))
+        }
+        _state.session?.undoActions[text] = action
+        _state.session?.undoRedirects[text] = redirects
+        return true
+    }
+
     // MARK: Internals
 
     private func validate<T: Record>(_ record: T) throws {

@@ -202,7 +202,7 @@ public final class ReplicatedText {
 
     /// Throws unless `agent`'s content buffer can take `bytes` more (runs address it with
     /// 32-bit offsets).
-    private func checkRoom(for bytes: Int, agent: Int32) throws(TextError) {
+    func checkRoom(for bytes: Int, agent: Int32) throws(TextError) {
         guard tree.content[Int(agent)].count + bytes <= Int(Int32.max) else {
             throw TextError.tooLarge(replica: tree.replicas[Int(agent)])
         }
