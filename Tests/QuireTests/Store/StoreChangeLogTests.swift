@@ -137,3 +137,27 @@ struct StoreChangeLogTests {
         #expect(a.version == VersionVector([a.replica: 4, b.replica: b.version[b.replica], c.replica: c.version[c.replica]]))
     }
 }
+
+@Suite("Store: closing")
+struct StoreClosingTests {
+    @Test("after close, writes, change queries and merges throw and nothing is written")
+    func callsAfterClose() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (a, b) = (replicas[0], replicas[1])
+        let id = try a.write { tx in try tx.insert(StoreSpec.Folder(name: "Before")) }
+        try b.write { tx in _ = try tx.insert(StoreSpec.Folder(name: "Other")) }
+        let changes = try a.changes()
+        let incoming = try b.changes()
+        try a.close()
+        let writeError = #expect(throws: (any Error).self) {
+            try a.write { tx in try tx.update(id, as: StoreSpec.Folder.self) { $0.name = "After" } }
+        }
+        #expect(throws: (any Error).self) { try a.changes() }
+        #expect(throws: (any Error).self) { try a.apply(incoming) }
+        #expect("\(writeError.map { "\($0)" } ?? "")".contains("closed"), "\(String(describing: writeError))")
+        let reopened = try replicas.reopen(0)
+        #expect(try reopened.changes() == changes)
+        #expect(try reopened.read { tx in try tx.record(StoreSpec.Folder.self, id).name } == "Before")
+    }
+}

@@ -37,7 +37,8 @@ struct StoreRecordTests {
         }
         try store.write { tx in try tx.delete(b) }
 
-        for store in [store, try replicas.reopen(0)] {
+        for reopening in [false, true] {
+            let store = reopening ? try replicas.reopen(0) : replicas[0]
             try store.read { tx throws in
                 #expect(try tx.record(Project.self, a) == Project(name: "Poetry", kind: .drama, created: Self.day, details: "sonnets"))
                 #expect(try tx.record(Project.self, b) == Project(name: "Novella", kind: .prose, created: Self.day + 2, details: "short"))
