@@ -62,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "QuireTests",
-            dependencies: ["Quire", "QuireTestSupport"]
+            dependencies: ["Quire", "QuireTestSupport", "store-test-typist"]
         ),
         .testTarget(
             name: "QuireToolTests",
@@ -75,6 +75,14 @@ let package = Package(
             name: "lmdb-test-writer",
             dependencies: ["LMDB"],
             path: "Tests/LMDBTestWriter"
+        ),
+
+        // A second process for the autosave kill test: types into a store, acknowledging
+        // each durable keystroke, until the test kills it.
+        .executableTarget(
+            name: "store-test-typist",
+            dependencies: ["Quire", "QuireCore"],
+            path: "Tests/StoreTestTypist"
         ),
     ],
     swiftLanguageModes: [.v6]
