@@ -1,18 +1,25 @@
 import QuireCore
 
-/// The binary form of a change, used by the change log and by delta files.
+/// The binary form of a change: the body is what the change log stores (its key holds
+/// the replica and first counter); the wire form, for delta files, puts those two first.
 ///
 /// ```
-/// change     replica (8 bytes LE) · first counter · count · lamport
-///            · dependencies: n, n × (replica (8 bytes LE) · counter)
+/// wire       replica (8 bytes LE) · first counter · body
+/// body       count · lamport
+///            · replicas: n, n × replica (8 bytes LE)   — index 0 is the change's own
+///              replica and is not written; the others follow from index 1
+///            · dependencies: k, k × (replica index · counter)
 ///            · operations: m, m × operation
 /// operation  kind byte, then
-///   0 fields  record · type name · k, k × (field name · value)
-///   1 text    record · field name · encoded text operations (length-prefixed)
+///   0 fields  record · type name · j, j × (field name · value)
+///   1 text    text · encoded text operations sharing the replica table (length-prefixed)
 ///   2 tree    tree operation (see TreeOperation.encode)
-/// record     replica (8 bytes LE) · counter
+/// record     replica index · counter
+/// text       wire: record · field name; change log: the store's slot number for the text
 /// ```
 ///
+/// Dependencies list only what the replica learned since its previous change: a change
+/// always comes after its replica's previous one, so that one's dependencies hold too.
 /// Integers are LEB128 varints, strings and values length-prefixed. Decoding checks
 /// every count and length against the bytes left and against the limits below before
 /// allocating, and throws ``StoreError/invalidChange(_:)`` naming the problem.
@@ -21,7 +28,7 @@ extension Change {
     static let maximumNameLength = 255
     /// The largest field value.
     static let maximumValueLength = 16 << 20
-    /// The most operations or dependencies in one change.
+    /// The most operations, dependencies or replicas in one change.
     static let maximumCount = 1 << 24
 
     private enum Kind {
@@ -30,15 +37,37 @@ extension Change {
         static let tree: UInt8 = 2
     }
 
-    func encode(into writer: inout ByteWriter) {
-        writer.write(replica: id.replica)
-        writer.write(varint: id.counter)
+    /// The replicas the body refers to by index: this change's first.
+    private var replicaTable: [ReplicaID] {
+        var table = [id.replica]
+        var seen: Set<ReplicaID> = [id.replica]
+        func note(_ replica: ReplicaID) { if seen.insert(replica).inserted { table.append(replica) } }
+        for replica in dependencies.counters.keys.sorted() { note(replica) }
+        for operation in operations {
+            switch operation {
+            case .fields(let record, _, _): note(record.replica)
+            case .text(let text, let textOperations):
+                note(text.record.replica)
+                TextOperationCoding.replicas(in: textOperations).forEach(note)
+            case .tree: break
+            }
+        }
+        return table
+    }
+
+    /// Writes the body; `writeText` names a text (by ID on the wire, by slot in the log).
+    func encodeBody(into writer: inout ByteWriter, writeText: (TextID, [ReplicaID: Int], inout ByteWriter) -> Void) {
+        let table = replicaTable
+        var index: [ReplicaID: Int] = [:]
+        for (position, replica) in table.enumerated() { index[replica] = position }
         writer.write(varint: count)
         writer.write(varint: lamport)
+        writer.write(varint: UInt64(table.count - 1))
+        for replica in table.dropFirst() { writer.write(replica: replica) }
         let dependencies = dependencies.counters.sorted { $0.key < $1.key }
         writer.write(varint: UInt64(dependencies.count))
         for (replica, counter) in dependencies {
-            writer.write(replica: replica)
+            writer.write(varint: UInt64(index[replica]!))
             writer.write(varint: counter)
         }
         writer.write(varint: UInt64(operations.count))
@@ -46,67 +75,65 @@ extension Change {
             switch operation {
             case .fields(let record, let type, let values):
                 writer.write(byte: Kind.fields)
-                writer.write(record: record)
+                writer.write(record: record, index: index)
                 writer.write(string: type)
                 writer.write(varint: UInt64(values.count))
                 for name in values.keys.sorted() {
                     writer.write(string: name)
                     writer.write(lengthPrefixed: values[name]!)
                 }
-            case .text(let text, let operations):
+            case .text(let text, let textOperations):
                 writer.write(byte: Kind.text)
-                writer.write(record: text.record)
-                writer.write(string: text.field)
-                writer.write(lengthPrefixed: TextOperationCoding.encode(operations))
-            case .tree(let operation):
+                writeText(text, index, &writer)
+                writer.write(lengthPrefixed: TextOperationCoding.encode(textOperations, sharing: table))
+            case .tree(let move):
                 writer.write(byte: Kind.tree)
-                operation.encode(into: &writer)
+                move.encode(into: &writer)
             }
         }
     }
 
-    var encoded: [UInt8] {
-        var writer = ByteWriter()
-        encode(into: &writer)
-        return writer.bytes
-    }
-
-    static func decode(from reader: inout ByteReader) throws(StoreError) -> Change {
+    /// Reads a body written by ``encodeBody(into:writeText:)``.
+    static func decodeBody(
+        from reader: inout ByteReader, id: ChangeID,
+        readText: (inout ByteReader, [ReplicaID]) throws -> TextID
+    ) throws(StoreError) -> Change {
         do {
-            return try decodeChecked(from: &reader)
-        } catch let error as DecodingError {
-            throw .invalidChange("\(error)")
-        } catch let error as TextError {
-            throw .invalidChange("\(error)")
+            return try decodeCheckedBody(from: &reader, id: id, readText: readText)
+        } catch let error as StoreError {
+            throw error
         } catch {
-            throw .invalidChange("\(error)")
+            throw .invalidChange("change \(id): \(error)")
         }
     }
 
-    static func decode(_ bytes: [UInt8]) throws(StoreError) -> Change {
-        var reader = ByteReader(bytes)
-        let change = try decode(from: &reader)
-        guard reader.isAtEnd else { throw .invalidChange("\(reader.remaining) bytes after the change") }
-        return change
-    }
-
-    private static func decodeChecked(from reader: inout ByteReader) throws -> Change {
-        let replica = try reader.readReplica("change replica")
-        guard replica.rawValue != 0 else { throw DecodingError.malformed("replica 0 is reserved", at: reader.offset - 8) }
-        let first = try reader.readVarint("first counter")
+    private static func decodeCheckedBody(
+        from reader: inout ByteReader, id: ChangeID,
+        readText: (inout ByteReader, [ReplicaID]) throws -> TextID
+    ) throws -> Change {
+        guard id.replica.rawValue != 0 else { throw DecodingError.malformed("replica 0 is reserved", at: reader.offset) }
         let count = try reader.readVarint("operation count")
         let lamport = try reader.readVarint("lamport time")
-        guard first <= UInt64(Int64.max), count <= UInt64(Int64.max) - first else {
-            throw DecodingError.malformed("counter range \(first) + \(count) overflows", at: reader.offset)
+        guard id.counter <= UInt64(Int64.max), count <= UInt64(Int64.max) - id.counter else {
+            throw DecodingError.malformed("counter range \(id.counter) + \(count) overflows", at: reader.offset)
+        }
+        let others = try reader.readCount("replica table", limit: maximumCount, minimumElementSize: 8)
+        var table = [id.replica]
+        for _ in 0..<others {
+            let replica = try reader.readReplica("replica")
+            guard replica.rawValue != 0, !table.contains(replica) else {
+                throw DecodingError.malformed("replica table repeats \(replica) or names replica 0", at: reader.offset - 8)
+            }
+            table.append(replica)
         }
         var dependencies: [ReplicaID: UInt64] = [:]
-        let dependencyCount = try reader.readCount("dependency count", limit: maximumCount, minimumElementSize: 9)
+        let dependencyCount = try reader.readCount("dependency count", limit: maximumCount, minimumElementSize: 2)
         for _ in 0..<dependencyCount {
-            let dependency = try reader.readReplica("dependency replica")
-            guard dependency != replica, dependencies[dependency] == nil else {
-                throw DecodingError.malformed("duplicate dependency on \(dependency)", at: reader.offset - 8)
+            let replica = try reader.readReplica(in: table, "dependency replica")
+            guard replica != id.replica, dependencies[replica] == nil else {
+                throw DecodingError.malformed("duplicate dependency on \(replica)", at: reader.offset)
             }
-            dependencies[dependency] = try reader.readVarint("dependency counter")
+            dependencies[replica] = try reader.readVarint("dependency counter")
         }
         let operationCount = try reader.readCount("operation count", limit: maximumCount, minimumElementSize: 2)
         var operations: [StoreOperation] = []
@@ -115,7 +142,7 @@ extension Change {
             let kind = try reader.readByte("operation kind")
             switch kind {
             case Kind.fields:
-                let record = try reader.readRecord()
+                let record = try reader.readRecord(in: table)
                 let type = try reader.readString("type name", limit: maximumNameLength)
                 let valueCount = try reader.readCount("field count", limit: maximumCount, minimumElementSize: 2)
                 var values: [String: [UInt8]] = [:]
@@ -125,19 +152,57 @@ extension Change {
                 }
                 operations.append(.fields(record: record, type: type, values: values))
             case Kind.text:
-                let record = try reader.readRecord()
-                let field = try reader.readString("text field name", limit: maximumNameLength)
+                let text = try readText(&reader, table)
                 let bytes = try reader.readLengthPrefixed("text operations", limit: reader.remaining)
-                operations.append(.text(TextID(record: record, field: field), try TextOperationCoding.decode(Array(bytes))))
+                operations.append(.text(text, try TextOperationCoding.decode(Array(bytes), sharing: table)))
             case Kind.tree:
                 operations.append(.tree(try TreeOperation.decode(from: &reader)))
             default:
                 throw DecodingError.malformed("unknown operation kind \(kind)", at: reader.offset - 1)
             }
         }
-        return Change(
-            id: ChangeID(replica: replica, counter: first), count: count, lamport: lamport,
-            dependencies: VersionVector(dependencies), operations: operations)
+        return Change(id: id, count: count, lamport: lamport, dependencies: VersionVector(dependencies), operations: operations)
+    }
+
+    // MARK: Wire form
+
+    /// Writes the wire form: replica, first counter, body with texts named by ID.
+    func encode(into writer: inout ByteWriter) {
+        writer.write(replica: id.replica)
+        writer.write(varint: id.counter)
+        encodeBody(into: &writer) { text, index, writer in
+            writer.write(record: text.record, index: index)
+            writer.write(string: text.field)
+        }
+    }
+
+    /// The wire form.
+    var encoded: [UInt8] {
+        var writer = ByteWriter()
+        encode(into: &writer)
+        return writer.bytes
+    }
+
+    /// Reads the wire form.
+    static func decode(from reader: inout ByteReader) throws(StoreError) -> Change {
+        let id: ChangeID
+        do {
+            id = ChangeID(replica: try reader.readReplica("change replica"), counter: try reader.readVarint("first counter"))
+        } catch {
+            throw .invalidChange("\(error)")
+        }
+        return try decodeBody(from: &reader, id: id) { reader, table in
+            let record = try reader.readRecord(in: table)
+            return TextID(record: record, field: try reader.readString("text field name", limit: maximumNameLength))
+        }
+    }
+
+    /// Reads one change in wire form that fills `bytes`.
+    static func decode(_ bytes: [UInt8]) throws(StoreError) -> Change {
+        var reader = ByteReader(bytes)
+        let change = try decode(from: &reader)
+        guard reader.isAtEnd else { throw .invalidChange("\(reader.remaining) bytes after the change") }
+        return change
     }
 }
 
@@ -146,6 +211,12 @@ extension ByteWriter {
         withUnsafeBytes(of: replica.rawValue.littleEndian) { write(raw: $0) }
     }
 
+    mutating func write(record: RecordID, index: [ReplicaID: Int]) {
+        write(varint: UInt64(index[record.replica]!))
+        write(varint: record.counter)
+    }
+
+    /// A record ID with its full replica ID (outside a change's replica table).
     mutating func write(record: RecordID) {
         write(replica: record.replica)
         write(varint: record.counter)
@@ -160,6 +231,20 @@ extension ByteReader {
         return ReplicaID(value)
     }
 
+    mutating func readReplica(in table: [ReplicaID], _ what: @autoclosure () -> String) throws(DecodingError) -> ReplicaID {
+        let start = offset
+        let index = try readVarint(what())
+        guard index < UInt64(table.count) else {
+            throw .malformed("\(what()) \(index) is not in the change's replica table", at: start)
+        }
+        return table[Int(index)]
+    }
+
+    mutating func readRecord(in table: [ReplicaID]) throws(DecodingError) -> RecordID {
+        RecordID(replica: try readReplica(in: table, "record replica"), counter: try readVarint("record counter"))
+    }
+
+    /// A record ID with its full replica ID.
     mutating func readRecord() throws(DecodingError) -> RecordID {
         RecordID(replica: try readReplica("record replica"), counter: try readVarint("record counter"))
     }

@@ -34,7 +34,8 @@ public struct Change: Hashable, Sendable, CustomStringConvertible {
     public var count: UInt64
     /// The Lamport time of the change; field writes are ordered by `(lamport, replica)`.
     public var lamport: UInt64
-    /// The changes of other replicas this one was made after: replica → next counter.
+    /// The changes of other replicas this one was made after, beyond those its
+    /// replica's previous change depends on: replica → next counter.
     public var dependencies: VersionVector
     /// What the change did.
     var operations: [StoreOperation]

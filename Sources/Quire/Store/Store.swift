@@ -212,11 +212,28 @@ public final class Store: Sendable {
                 return .continue
             }
             if let failure { throw failure }
-            return StoreState(environment: environment, layout: layout, meta: meta, records: records, tree: tree, pending: pending)
+            let state = StoreState(environment: environment, layout: layout, meta: meta, records: records, tree: tree, pending: pending)
+            try tx.scan(layout.textSlots) { key, value in
+                do throws(DecodingError) {
+                    guard key.count == 8 else { throw .malformed("slot key of \(key.count) bytes", at: 0) }
+                    let slot = key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                    let text = try StoreLayout.decodeText(Array(value))
+                    state.slotTexts[slot] = text
+                    state.textSlots[text] = slot
+                } catch {
+                    failure = .corrupt(database: layout.textSlots.name, problem: error.description)
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw failure }
+            return state
         }
         if let stored { return stored }
         let replica = options.replica ?? ReplicaID.random()
-        let meta = StoreMeta(replica: replica, storeID: StoreID.random(), lamport: 0, version: VersionVector([replica: 0]))
+        let meta = StoreMeta(
+            replica: replica, storeID: StoreID.random(), lamport: 0, version: VersionVector([replica: 0]),
+            lastDependencies: VersionVector())
         let tree = try ReplicatedTree(replica: replica)
         try environment.write { tx in
             try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)

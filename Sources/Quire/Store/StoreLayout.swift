@@ -6,9 +6,10 @@ import QuireCore
 /// | database | key | value |
 /// |---|---|---|
 /// | `meta` | `"store"` | format version, replica, store ID, Lamport clock, version vector |
-/// | `changes` | `(replica, first counter)` | encoded ``Change`` |
+/// | `changes` | `(replica, first counter)` | ``Change`` body, texts named by slot |
 /// | `pending` | `(replica, first counter)` | encoded ``Change`` waiting for its dependencies |
 /// | `records` | `(record replica, record counter)` | type name and field registers |
+/// | `text-slots` | `slot` | the text's ID: the change log names texts by slot |
 /// | `texts` | `(record replica, record counter, field)` | text state snapshot |
 /// | `text-ops` | `(record replica, record counter, field, sequence)` | text operations since the snapshot |
 /// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
@@ -21,6 +22,7 @@ struct StoreLayout: Sendable {
     let records: Database
     let texts: Database
     let textOperations: Database
+    let textSlots: Database
     let tree: TreeStorageLayout
 
     init(environment: Environment) throws {
@@ -30,6 +32,7 @@ struct StoreLayout: Sendable {
         records = try environment.openDatabase(named: "records")
         texts = try environment.openDatabase(named: "texts")
         textOperations = try environment.openDatabase(named: "text-ops")
+        textSlots = try environment.openDatabase(named: "text-slots")
         tree = try TreeStorageLayout(environment: environment, name: "tree")
     }
 
@@ -39,6 +42,28 @@ struct StoreLayout: Sendable {
     static func recordKey(_ id: RecordID) -> Key { Key(id.replica.rawValue, id.counter) }
     static func textKey(_ id: TextID) -> Key { Key(id.record.replica.rawValue, id.record.counter, id.field) }
     static func textOperationKey(_ id: TextID, sequence: Int) -> Key { Key(textKey(id), UInt64(sequence)) }
+    static func slotKey(_ slot: UInt64) -> Key { Key(slot) }
+
+    /// The change ID a `changes` or `pending` key holds.
+    static func changeID(fromKey key: UnsafeRawBufferPointer) -> ChangeID {
+        let node = TreeStorageLayout.nodeID(fromKey: key)
+        return ChangeID(replica: node.replica, counter: node.counter)
+    }
+
+    static func encode(_ text: TextID) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(record: text.record)
+        writer.write(string: text.field)
+        return writer.bytes
+    }
+
+    static func decodeText(_ bytes: [UInt8]) throws(DecodingError) -> TextID {
+        var reader = ByteReader(bytes)
+        let record = try reader.readRecord()
+        let field = try reader.readString("text field name", limit: Change.maximumNameLength)
+        guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
+        return TextID(record: record, field: field)
+    }
 }
 
 /// The store's identity and clocks, kept under ``StoreLayout/metaKey``.
@@ -49,6 +74,9 @@ struct StoreMeta: Hashable, Sendable {
     var lamport: UInt64
     /// Every replica's next counter, this one's included.
     var version: VersionVector
+    /// The other replicas' counters when this replica made its last change: the next
+    /// change lists as dependencies only what moved since.
+    var lastDependencies: VersionVector
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
@@ -56,11 +84,13 @@ struct StoreMeta: Hashable, Sendable {
         writer.write(replica: replica)
         writer.write(raw: storeID.bytes)
         writer.write(varint: lamport)
-        let counters = version.counters.sorted { $0.key < $1.key }
-        writer.write(varint: UInt64(counters.count))
-        for (replica, counter) in counters {
-            writer.write(replica: replica)
-            writer.write(varint: counter)
+        for vector in [version, lastDependencies] {
+            let counters = vector.counters.sorted { $0.key < $1.key }
+            writer.write(varint: UInt64(counters.count))
+            for (replica, counter) in counters {
+                writer.write(replica: replica)
+                writer.write(varint: counter)
+            }
         }
         return writer.bytes
     }
@@ -76,12 +106,16 @@ struct StoreMeta: Hashable, Sendable {
             let replica = try reader.readReplica("replica")
             let storeID = StoreID(bytes: Array(try reader.readBytes(StoreID.byteCount, "store ID")))
             let lamport = try reader.readVarint("lamport")
-            let count = try reader.readCount("version entries", limit: Change.maximumCount, minimumElementSize: 9)
-            var counters: [ReplicaID: UInt64] = [:]
-            for _ in 0..<count {
-                counters[try reader.readReplica("version replica")] = try reader.readVarint("version counter")
+            var vectors: [VersionVector] = []
+            for _ in 0..<2 {
+                let count = try reader.readCount("version entries", limit: Change.maximumCount, minimumElementSize: 9)
+                var counters: [ReplicaID: UInt64] = [:]
+                for _ in 0..<count {
+                    counters[try reader.readReplica("version replica")] = try reader.readVarint("version counter")
+                }
+                vectors.append(VersionVector(counters))
             }
-            return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: VersionVector(counters))
+            return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: vectors[0], lastDependencies: vectors[1])
         } catch {
             throw .corrupt(database: "meta", problem: error.description)
         }

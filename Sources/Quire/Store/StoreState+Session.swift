@@ -44,6 +44,7 @@ extension StoreState {
         var event = StoreEvent(origin: origin)
         var newMeta = meta
         var textUpdates: [(StoredText, tailCount: Int, tailBytes: Int, snapshotBytes: Int?)] = []
+        var newSlots: [TextID: UInt64] = [:]
 
         // Texts: an operation entry, or a fresh snapshot when the entries have grown.
         var textOperations: [(TextID, [TextOperation])] = []
@@ -93,19 +94,22 @@ extension StoreState {
                 self.session = nil
                 return nil
             }
-            let dependencies = VersionVector(meta.version.counters.filter { $0.key != replica && $0.value > 0 })
+            // Only what this replica learned since its previous change (see Change+Encoding).
+            let others = VersionVector(meta.version.counters.filter { $0.key != replica && $0.value > 0 })
+            let dependencies = VersionVector(others.counters.filter { meta.lastDependencies[$0.key] != $0.value })
             let change = Change(
                 id: ChangeID(replica: replica, counter: meta.version[replica]), count: UInt64(operations.count),
                 lamport: session.lamport, dependencies: dependencies, operations: operations)
-            writes.put(change.encoded, StoreLayout.changeKey(change.id), layout.changes)
+            writes.put(logEntry(change, newSlots: &newSlots, writes: &writes), StoreLayout.changeKey(change.id), layout.changes)
             newMeta.lamport = session.lamport
+            newMeta.lastDependencies = others
             newMeta.version.record(OperationID(replica: replica, counter: change.id.counter), count: change.count)
             event.changes = [change.id]
         case .remote:
             event.changes = applied
             for id in applied {
                 if let change = session.integrated[id] {
-                    writes.put(change.encoded, StoreLayout.changeKey(id), layout.changes)
+                    writes.put(logEntry(change, newSlots: &newSlots, writes: &writes), StoreLayout.changeKey(id), layout.changes)
                 }
             }
             for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
@@ -136,6 +140,10 @@ extension StoreState {
         }
         tree.commitChanges()
         meta = newMeta
+        for (text, slot) in newSlots {
+            textSlots[text] = slot
+            slotTexts[slot] = text
+        }
         for (stored, tailCount, tailBytes, snapshotBytes) in textUpdates {
             stored.tailCount = tailCount
             stored.tailBytes = tailBytes
@@ -153,9 +161,9 @@ extension StoreState {
             var result: [Change] = []
             for replica in replicas where version[replica] < meta.version[replica] {
                 var failure: StoreError?
-                try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue))) { _, value in
+                try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue))) { key, value in
                     do throws(StoreError) {
-                        let change = try Change.decode(Array(value))
+                        let change = try decodeLogEntry(key: key, value: value)
                         if change.endCounter > version[replica] { result.append(change) }
                     } catch {
                         failure = .corrupt(database: layout.changes.name, problem: error.description)
@@ -166,6 +174,44 @@ extension StoreState {
                 if let failure { throw failure }
             }
             return result
+        }
+    }
+}
+
+extension StoreState {
+    /// The change-log form of `change`: its body, texts named by slot. Texts without a
+    /// slot get the next free numbers, recorded in `newSlots` and written with `writes`.
+    func logEntry(_ change: Change, newSlots: inout [TextID: UInt64], writes: inout DiskWrites) -> [UInt8] {
+        var writer = ByteWriter()
+        change.encodeBody(into: &writer) { text, _, writer in
+            let slot: UInt64
+            if let known = textSlots[text] ?? newSlots[text] {
+                slot = known
+            } else {
+                slot = UInt64(textSlots.count + newSlots.count)
+                newSlots[text] = slot
+                writes.put(StoreLayout.encode(text), StoreLayout.slotKey(slot), layout.textSlots)
+            }
+            writer.write(varint: slot)
+        }
+        return writer.bytes
+    }
+
+    /// Reads a change-log entry.
+    func decodeLogEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(StoreError) -> Change {
+        guard key.count == 16 else { throw .corrupt(database: layout.changes.name, problem: "change key of \(key.count) bytes") }
+        var reader = ByteReader(Array(value))
+        let slotTexts = slotTexts
+        do throws(StoreError) {
+            let change = try Change.decodeBody(from: &reader, id: StoreLayout.changeID(fromKey: key)) { reader, _ in
+                let slot = try reader.readVarint("text slot")
+                guard let text = slotTexts[slot] else { throw DecodingError.malformed("unknown text slot \(slot)", at: reader.offset) }
+                return text
+            }
+            guard reader.isAtEnd else { throw StoreError.invalidChange("\(reader.remaining) trailing bytes") }
+            return change
+        } catch {
+            throw .corrupt(database: layout.changes.name, problem: error.description)
         }
     }
 }

@@ -21,6 +21,9 @@ public final class StoreState: @unchecked Sendable {
     var pending: [ChangeID: Change]
     /// The write transaction in progress, if any.
     var session: WriteSession?
+    /// The change log names texts by these store-local numbers.
+    var textSlots: [TextID: UInt64] = [:]
+    var slotTexts: [UInt64: TextID] = [:]
     /// Undo and redo steps of this replica's text edits, per text.
     var undoHistories: [TextID: TextUndoHistory] = [:]
 

@@ -46,15 +46,13 @@ public enum TextOperationCoding {
     /// the content column is checked against it before anything is allocated.
     public static let maximumContentLength = 1 << 28
 
-    /// Encodes `operations`.
-    public static func encode(_ operations: [TextOperation]) -> [UInt8] {
+    /// Every replica `operations` name (as authors, origins or targets), in order of
+    /// first appearance.
+    public static func replicas(in operations: [TextOperation]) -> [ReplicaID] {
         var replicas: [ReplicaID] = []
-        var index: [ReplicaID: Int] = [:]
+        var seen = Set<ReplicaID>()
         func note(_ replica: ReplicaID) {
-            if index[replica] == nil {
-                index[replica] = replicas.count
-                replicas.append(replica)
-            }
+            if seen.insert(replica).inserted { replicas.append(replica) }
         }
         for operation in operations {
             note(operation.id.replica)
@@ -66,6 +64,19 @@ public enum TextOperationCoding {
                 note(deletion.target.replica)
             }
         }
+        return replicas
+    }
+
+    /// Encodes `operations`.
+    ///
+    /// - Parameter shared: A replica table the reader already has (a change's, say),
+    ///   holding every replica the operations name; the encoding then refers to it
+    ///   instead of carrying its own (an empty table in the header says so). `nil` to
+    ///   carry a table.
+    public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil) -> [UInt8] {
+        let replicas = shared ?? replicas(in: operations)
+        var index: [ReplicaID: Int] = [:]
+        for (position, replica) in replicas.enumerated() where index[replica] == nil { index[replica] = position }
         var content: [UInt8] = []
         for case .insert(let insertion) in operations { content.append(contentsOf: insertion.utf8) }
         var packed: [UInt8]?
@@ -74,8 +85,9 @@ public enum TextOperationCoding {
             if deflated.count < content.count { packed = deflated }
         }
         var writer = ByteWriter()
-        writer.write(varint: UInt64(replicas.count) << 1 | (packed == nil ? 0 : Flag.deflatedContent))
-        for replica in replicas {
+        let carried = shared == nil ? replicas : []
+        writer.write(varint: UInt64(carried.count) << 1 | (packed == nil ? 0 : Flag.deflatedContent))
+        for replica in carried {
             writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
         }
         writer.write(varint: UInt64(operations.count))
@@ -110,10 +122,12 @@ public enum TextOperationCoding {
         return writer.bytes
     }
 
-    /// Decodes operations encoded by ``encode(_:)``.
+    /// Decodes operations encoded by ``encode(_:sharing:)``.
     ///
+    /// - Parameter shared: The replica table the encoder shared, if any; used when the
+    ///   encoding carries an empty table.
     /// - Throws: ``TextError/malformed(_:)`` naming the offset and the problem.
-    public static func decode(_ bytes: [UInt8]) throws(TextError) -> [TextOperation] {
+    public static func decode(_ bytes: [UInt8], sharing shared: [ReplicaID]? = nil) throws(TextError) -> [TextOperation] {
         var reader = ByteReader(bytes)
         do throws(DecodingError) {
             let table = try reader.readVarint("replica table")
@@ -128,6 +142,7 @@ public enum TextOperationCoding {
                 let raw = try reader.readBytes(8, "replica ID")
                 replicas.append(ReplicaID(raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
             }
+            if replicaCount == 0, let shared { replicas = shared }
             let count = try reader.readCount("operations", limit: maximumRunLength, minimumElementSize: 4)
             var operations: [TextOperation] = []
             operations.reserveCapacity(count)
@@ -307,7 +322,7 @@ public enum TextOperationCoding {
 extension ReplicatedText {
     /// The operations a replica at `version` lacks, encoded (see ``TextOperationCoding``).
     public func encodedOperations(since version: VersionVector) -> [UInt8] {
-        TextOperationCoding.encode(operations(since: version))
+        TextOperationCoding.encode(operations(since: version), sharing: nil)
     }
 
     /// Decodes and integrates encoded operations.
@@ -317,6 +332,6 @@ extension ReplicatedText {
     ///   do not decode; ``TextError/invalidOperation(_:)`` as ``apply(_:)`` does.
     @discardableResult
     public func applyEncoded(_ bytes: [UInt8]) throws(TextError) -> Int {
-        try apply(TextOperationCoding.decode(bytes))
+        try apply(TextOperationCoding.decode(bytes, sharing: nil))
     }
 }
