@@ -185,6 +185,34 @@ struct StoreTextTests {
         #expect(try replicas.reopen(0).read { tx in try tx.string(of: text) } == final + "END")
     }
 
+    @Test("a replica that merged many one-character changes, in batches, reopens to the same text")
+    func manyMergedEdits() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (a, b) = (replicas[0], replicas[1])
+        let text = try Self.file(in: a)
+        for step in 0..<1_200 {
+            try a.write { tx throws in
+                let length = try tx.length(of: text)
+                if step % 9 == 8 {
+                    try tx.delete((length / 2)..<(length / 2 + 1), in: text)
+                } else {
+                    try tx.insert(String(UnicodeScalar(UInt8(97 + step % 26))), at: step % 4 == 0 ? length / 3 : length, in: text)
+                }
+            }
+            if step % 40 == 39 { try StoreSpec.send(a, to: b) }
+        }
+        try StoreSpec.send(a, to: b)
+        let expected = try a.read { tx in try tx.string(of: text) }
+        #expect(expected.count == 1_200 - 2 * (1_200 / 9))
+        #expect(try b.read { tx in try tx.string(of: text) } == expected)
+        #expect(try replicas.reopen(1).read { tx in try tx.string(of: text) } == expected)
+        // The reopened replica keeps merging and editing.
+        try replicas[1].write { tx in try tx.insert("B", at: 0, in: text) }
+        try StoreSpec.send(replicas[1], to: a)
+        #expect(try a.read { tx in try tx.string(of: text) } == "B" + expected)
+    }
+
     @Test("concurrent typing on two replicas merges to the same text on both, without interleaving")
     func concurrentTyping() throws {
         let replicas = try Replicas(2)
