@@ -257,6 +257,47 @@ struct WritingAppTests {
         }
     }
 
+    @Test("a file moved out of a folder that another replica deletes meanwhile is rescued, edits kept")
+    func rescueFromDeletedFolder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let a = try openStore(in: directory, "a"), b = try openStore(in: directory, "b")
+        let (draft, ready, file) = try a.write { tx throws in
+            let project = try createProject(name: "Novel", type: .prose, created: .now, in: tx)
+            let draft = try #require(try folder(at: ["Your Prose", "Draft"], in: project, tx))
+            let ready = try #require(try folder(at: ["Your Prose", "Ready"], in: project, tx))
+            return (draft, ready, try createFile(named: "Scene", content: "one", in: draft, tx))
+        }
+        try b.apply(a.changes())
+        let other = try a.write { tx throws in
+            let other = try createFile(named: "Other", content: "two", in: draft, tx)
+            try tx.delete(draft)
+            return other
+        }
+        try b.write { tx throws in
+            try tx.move(file, to: ready)
+            try tx.insert(" more", at: 3, in: file.text(File.contentField))
+        }
+        // Edit inside the deleted folder on A after deleting it, too.
+        try a.write { tx throws in try tx.insert("!", at: 3, in: other.text(File.contentField)) }
+        try exchange(a, b)
+        #expect(try dump(a) == dump(b))
+        try b.read { tx throws in
+            #expect(tx.isDeleted(draft) && tx.isDeleted(other) && !tx.isDeleted(file))
+            #expect(tx.parent(of: file) == ready)
+            #expect(try tx.string(of: file.text(File.contentField)) == "one more")
+            #expect(try tx.string(of: other.text(File.contentField)) == "two!")
+        }
+        let work = try b.read { tx throws in tx.parent(of: ready) }
+        try b.write { tx throws in try tx.restore(draft, to: work, at: 1) }
+        try exchange(a, b)
+        #expect(try dump(a) == dump(b))
+        try a.read { tx throws in
+            #expect(try tx.children(of: draft, ofType: File.self).map(\.name) == ["Other"])
+            #expect(try tx.string(of: other.text(File.contentField)) == "two!")
+        }
+    }
+
     @Test("concurrent renames of one folder: the later write wins and the loser is reported")
     func concurrentRename() throws {
         let directory = try TemporaryDirectory()
