@@ -82,8 +82,10 @@ public final class Store: Sendable {
         register(options.recordTypes)
     }
 
-    /// Closes the store; later calls throw. Pending observers finish.
+    /// Writes a checkpoint (fresh snapshots of the texts changed since the last one) and
+    /// closes the store; later calls throw. Pending observers finish.
     public func close() throws {
+        try state.withLock { state in try state.writeCheckpoint() }
         observers.withLock { $0.finishAll() }
         try environment.close()
     }
@@ -183,7 +185,8 @@ public final class Store: Sendable {
     private static func load(environment: Environment, layout: StoreLayout, options: Options) throws -> StoreState {
         let stored = try environment.read { tx -> StoreState? in
             guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
-            let meta = try StoreMeta.decode(bytes)
+            var meta = try StoreMeta.decode(bytes)
+            try StoreState.catchUp(&meta, layout: layout, in: tx)
             guard let tree = try layout.tree.load(in: tx, replica: meta.replica, seed: nil) else {
                 throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
             }
@@ -227,13 +230,14 @@ public final class Store: Sendable {
                 return .continue
             }
             if let failure { throw failure }
+            try state.measureSinceCheckpoint(in: tx)
             return state
         }
         if let stored { return stored }
         let replica = options.replica ?? ReplicaID.random()
         let meta = StoreMeta(
             replica: replica, storeID: StoreID.random(), lamport: 0, version: VersionVector([replica: 0]),
-            lastDependencies: VersionVector())
+            lastDependencies: VersionVector(), checkpoint: VersionVector())
         let tree = try ReplicatedTree(replica: replica)
         try environment.write { tx in
             try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)

@@ -5,13 +5,12 @@ import QuireCore
 ///
 /// | database | key | value |
 /// |---|---|---|
-/// | `meta` | `"store"` | format version, replica, store ID, Lamport clock, version vector |
+/// | `meta` | `"store"` | format version, replica, store ID, Lamport clock, version, last dependencies, checkpoint |
 /// | `changes` | `(replica, first counter)` | ``Change`` body, texts named by slot |
 /// | `pending` | `(replica, first counter)` | encoded ``Change`` waiting for its dependencies |
 /// | `records` | `(record replica, record counter)` | type name and field registers |
 /// | `text-slots` | `slot` | the text's ID: the change log names texts by slot |
-/// | `texts` | `(record replica, record counter, field)` | text state snapshot |
-/// | `text-ops` | `(record replica, record counter, field, sequence)` | text operations since the snapshot |
+/// | `texts` | `(record replica, record counter, field)` | text state snapshot as of the last checkpoint or later |
 /// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
 struct StoreLayout: Sendable {
     static let formatVersion = 1
@@ -21,7 +20,6 @@ struct StoreLayout: Sendable {
     let pending: Database
     let records: Database
     let texts: Database
-    let textOperations: Database
     let textSlots: Database
     let tree: TreeStorageLayout
 
@@ -31,7 +29,6 @@ struct StoreLayout: Sendable {
         pending = try environment.openDatabase(named: "pending")
         records = try environment.openDatabase(named: "records")
         texts = try environment.openDatabase(named: "texts")
-        textOperations = try environment.openDatabase(named: "text-ops")
         textSlots = try environment.openDatabase(named: "text-slots")
         tree = try TreeStorageLayout(environment: environment, name: "tree")
     }
@@ -41,7 +38,6 @@ struct StoreLayout: Sendable {
     static func changeKey(_ id: ChangeID) -> Key { Key(id.replica.rawValue, id.counter) }
     static func recordKey(_ id: RecordID) -> Key { Key(id.replica.rawValue, id.counter) }
     static func textKey(_ id: TextID) -> Key { Key(id.record.replica.rawValue, id.record.counter, id.field) }
-    static func textOperationKey(_ id: TextID, sequence: Int) -> Key { Key(textKey(id), UInt64(sequence)) }
     static func slotKey(_ slot: UInt64) -> Key { Key(slot) }
 
     /// The change ID a `changes` or `pending` key holds.
@@ -77,6 +73,9 @@ struct StoreMeta: Hashable, Sendable {
     /// The other replicas' counters when this replica made its last change: the next
     /// change lists as dependencies only what moved since.
     var lastDependencies: VersionVector
+    /// The version at the last checkpoint: every text snapshot holds at least the
+    /// operations of the changes before it.
+    var checkpoint: VersionVector
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
@@ -84,7 +83,7 @@ struct StoreMeta: Hashable, Sendable {
         writer.write(replica: replica)
         writer.write(raw: storeID.bytes)
         writer.write(varint: lamport)
-        for vector in [version, lastDependencies] {
+        for vector in [version, lastDependencies, checkpoint] {
             let counters = vector.counters.sorted { $0.key < $1.key }
             writer.write(varint: UInt64(counters.count))
             for (replica, counter) in counters {
@@ -107,7 +106,7 @@ struct StoreMeta: Hashable, Sendable {
             let storeID = StoreID(bytes: Array(try reader.readBytes(StoreID.byteCount, "store ID")))
             let lamport = try reader.readVarint("lamport")
             var vectors: [VersionVector] = []
-            for _ in 0..<2 {
+            for _ in 0..<3 {
                 let count = try reader.readCount("version entries", limit: Change.maximumCount, minimumElementSize: 9)
                 var counters: [ReplicaID: UInt64] = [:]
                 for _ in 0..<count {
@@ -115,7 +114,8 @@ struct StoreMeta: Hashable, Sendable {
                 }
                 vectors.append(VersionVector(counters))
             }
-            return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: vectors[0], lastDependencies: vectors[1])
+            return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: vectors[0], lastDependencies: vectors[1],
+                checkpoint: vectors[2])
         } catch {
             throw .corrupt(database: "meta", problem: error.description)
         }

@@ -56,6 +56,7 @@ extension StoreState {
             }
         }
         if !treeBatch.isEmpty {
+            willChangeTree()
             let treeReport = tree.apply(treeBatch)
             report.skippedMoves = treeReport.skipped.count
         }
@@ -99,7 +100,7 @@ extension StoreState {
                 } catch {
                     throw .corrupt(database: layout.texts.name, problem: "\(error)")
                 }
-                willChange(id, stored)
+                willChange(id, stored, remotely: true)
                 do {
                     try stored.text.apply(operations)
                 } catch {

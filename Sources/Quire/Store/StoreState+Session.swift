@@ -5,6 +5,13 @@ extension StoreState {
     /// Starts recording a transaction.
     func beginSession() {
         session = WriteSession(lamport: meta.lamport + 1)
+    }
+
+    /// Starts recording tree changes, on the transaction's first use of the tree (most
+    /// transactions — keystrokes — never touch it).
+    func willChangeTree() {
+        guard session?.touchesTree == false else { return }
+        session?.touchesTree = true
         tree.beginChanges()
     }
 
@@ -14,9 +21,13 @@ extension StoreState {
     }
 
     /// Notes that the text `id` is about to change.
-    func willChange(_ id: TextID, _ stored: StoredText) {
-        guard session?.textVersions[id] == nil else { return }
-        session?.textVersions[id] = stored.text.version
+    func willChange(_ id: TextID, _ stored: StoredText, remotely: Bool = false) {
+        guard session?.textCounters[id] == nil, session?.textVersions[id] == nil else { return }
+        if remotely {
+            session?.textVersions[id] = stored.text.version
+        } else {
+            session?.textCounters[id] = stored.text.localCounter
+        }
         session?.textOrder.append(id)
     }
 
@@ -27,7 +38,7 @@ extension StoreState {
         // Texts have no cheap undo; drop them so they are read again from disk.
         for id in session.textOrder { texts[id] = nil }
         if let saved = session.savedPending { pending = saved }
-        tree.revertChanges()
+        if session.touchesTree { tree.revertChanges() }
         self.session = nil
     }
 
@@ -43,29 +54,25 @@ extension StoreState {
         var writes = DiskWrites()
         var event = StoreEvent(origin: origin)
         var newMeta = meta
-        var textUpdates: [(StoredText, tailCount: Int, tailBytes: Int, snapshotBytes: Int?)] = []
+        var loggedBytes = 0
         var newSlots: [TextID: UInt64] = [:]
+        var writesMeta = true
 
-        // Texts: an operation entry, or a fresh snapshot when the entries have grown.
+        // Texts: their operations go into the change, nothing else is written for them.
         var textOperations: [(TextID, [TextOperation])] = []
         for id in session.textOrder {
-            guard let stored = texts[id], let before = session.textVersions[id] else { continue }
-            let operations = stored.text.operations(since: before)
+            guard let stored = texts[id] else { continue }
+            let operations: [TextOperation]
+            if let counter = session.textCounters[id] {
+                operations = stored.text.localOperations(since: counter)
+            } else if let version = session.textVersions[id] {
+                operations = stored.text.operations(since: version)
+            } else {
+                continue
+            }
             guard !operations.isEmpty else { continue }
             textOperations.append((id, operations))
             event.texts.insert(id)
-            let encoded = TextOperationCoding.encode(operations)
-            if let snapshotBytes = stored.snapshotBytes, stored.tailCount < StoredText.maximumTailCount,
-                stored.tailBytes + encoded.count <= StoredText.compactionThreshold(snapshotBytes: snapshotBytes)
-            {
-                writes.put(encoded, StoreLayout.textOperationKey(id, sequence: stored.tailCount), layout.textOperations)
-                textUpdates.append((stored, stored.tailCount + 1, stored.tailBytes + encoded.count, snapshotBytes))
-            } else {
-                let snapshot = stored.text.encodedState()
-                writes.put(snapshot, StoreLayout.textKey(id), layout.texts)
-                writes.removeAll(.prefix(StoreLayout.textKey(id)), layout.textOperations)
-                textUpdates.append((stored, 0, 0, snapshot.count))
-            }
         }
 
         // Records: the new state of each touched one.
@@ -78,8 +85,8 @@ extension StoreState {
             if records[id] != session.savedRecords[id] ?? nil { event.records.insert(id) }
         }
 
-        let treeChanges = tree.pendingChanges()
-        for node in treeChanges.nodes { event.nodes.insert(RecordID(node.node)) }
+        let treeChanges = session.touchesTree ? tree.pendingChanges() : nil
+        for node in treeChanges?.nodes ?? [] { event.nodes.insert(RecordID(node.node)) }
 
         switch origin {
         case .local:
@@ -90,7 +97,7 @@ extension StoreState {
             }
             operations += textOperations.map { StoreOperation.text($0.0, $0.1) }
             guard !operations.isEmpty else {
-                tree.commitChanges()
+                if session.touchesTree { tree.commitChanges() }
                 self.session = nil
                 return nil
             }
@@ -100,16 +107,24 @@ extension StoreState {
             let change = Change(
                 id: ChangeID(replica: replica, counter: meta.version[replica]), count: UInt64(operations.count),
                 lamport: session.lamport, dependencies: dependencies, operations: operations)
-            writes.put(logEntry(change, newSlots: &newSlots, writes: &writes), StoreLayout.changeKey(change.id), layout.changes)
+            let entry = logEntry(change, newSlots: &newSlots, writes: &writes)
+            loggedBytes += entry.count
+            writes.put(entry, StoreLayout.changeKey(change.id), layout.changes)
             newMeta.lamport = session.lamport
             newMeta.lastDependencies = others
+            // The stored meta record may lag behind this replica's own counter and clock:
+            // opening reads those from the last change (see `StoreState.catchUp`), so a
+            // keystroke writes one record less.
+            writesMeta = !dependencies.counters.isEmpty
             newMeta.version.record(OperationID(replica: replica, counter: change.id.counter), count: change.count)
             event.changes = [change.id]
         case .remote:
             event.changes = applied
             for id in applied {
                 if let change = session.integrated[id] {
-                    writes.put(logEntry(change, newSlots: &newSlots, writes: &writes), StoreLayout.changeKey(id), layout.changes)
+                    let entry = logEntry(change, newSlots: &newSlots, writes: &writes)
+                    loggedBytes += entry.count
+                    writes.put(entry, StoreLayout.changeKey(id), layout.changes)
                 }
             }
             for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
@@ -118,18 +133,24 @@ extension StoreState {
             }
             newMeta = session.mergedMeta ?? meta
             if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty {
-                tree.commitChanges()
+                if session.touchesTree { tree.commitChanges() }
                 self.session = nil
                 return nil
             }
         }
-        writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta)
+        let checkpointing = changesSinceCheckpoint + 1 >= StoredText.checkpointChanges
+            || bytesSinceCheckpoint + loggedBytes >= StoredText.checkpointBytes
+        if checkpointing {
+            try addCheckpoint(to: &writes, meta: &newMeta, including: textOperations.map(\.0), newSlots: newSlots)
+            writesMeta = true
+        }
+        if writesMeta { writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta) }
 
         let layout = layout
         let ownReplica = replica
         try environment.write { tx in
             try writes.perform(in: tx)
-            try layout.tree.write(treeChanges, replica: ownReplica, in: tx)
+            if let treeChanges { try layout.tree.write(treeChanges, replica: ownReplica, in: tx) }
         }
         // Committed: make the memory match.
         if origin == .local {
@@ -138,16 +159,18 @@ extension StoreState {
                     .init(operations), as: session.undoActions[id], redirects: session.undoRedirects[id] ?? [])
             }
         }
-        tree.commitChanges()
+        if session.touchesTree { tree.commitChanges() }
         meta = newMeta
         for (text, slot) in newSlots {
             textSlots[text] = slot
             slotTexts[slot] = text
         }
-        for (stored, tailCount, tailBytes, snapshotBytes) in textUpdates {
-            stored.tailCount = tailCount
-            stored.tailBytes = tailBytes
-            stored.snapshotBytes = snapshotBytes
+        if checkpointing {
+            changesSinceCheckpoint = 0
+            bytesSinceCheckpoint = 0
+        } else {
+            changesSinceCheckpoint += 1
+            bytesSinceCheckpoint += loggedBytes
         }
         self.session = nil
         return event
@@ -179,6 +202,102 @@ extension StoreState {
 }
 
 extension StoreState {
+    // MARK: Checkpoints
+
+    /// Counts the changes logged since the checkpoint, to know when the next one is due.
+    func measureSinceCheckpoint<T: ReadableTransaction & ~Copyable>(in tx: borrowing T) throws {
+        for (replica, counter) in meta.version.counters where counter > meta.checkpoint[replica] {
+            let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
+            let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
+            try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { _, value in
+                changesSinceCheckpoint += 1
+                bytesSinceCheckpoint += value.count
+                return .continue
+            }
+        }
+    }
+
+    /// The text operations of the changes logged since the checkpoint, per text, in log
+    /// order per replica; only those of `only` when given.
+    func operationsSinceCheckpoint<T: ReadableTransaction & ~Copyable>(
+        in tx: borrowing T, only: TextID? = nil
+    ) throws -> [TextID: [[TextOperation]]] {
+        var result: [TextID: [[TextOperation]]] = [:]
+        var failure: StoreError?
+        for (replica, counter) in meta.version.counters.sorted(by: { $0.key < $1.key }) where counter > meta.checkpoint[replica] {
+            let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
+            let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
+            try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
+                do throws(StoreError) {
+                    let change = try decodeLogEntry(key: key, value: value)
+                    for case .text(let text, let operations) in change.operations where only == nil || only == text {
+                        result[text, default: []].append(operations)
+                    }
+                } catch {
+                    failure = error
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw failure }
+        }
+        return result
+    }
+
+    /// Adds a checkpoint to a commit: snapshots of every text changed since the last one
+    /// (those of this commit included), and the new checkpoint version in `meta`.
+    func addCheckpoint(to writes: inout DiskWrites, meta newMeta: inout StoreMeta, including current: [TextID], newSlots: [TextID: UInt64]) throws {
+        var changed = Set(current)
+        let layout = layout
+        try environment.read { tx in
+            for text in try operationsSinceCheckpoint(in: tx).keys { changed.insert(text) }
+        }
+        for id in changed.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
+            let stored = try text(id)
+            writes.put(stored.text.encodedState(), StoreLayout.textKey(id), layout.texts)
+        }
+        newMeta.checkpoint = newMeta.version
+    }
+
+    /// Writes a checkpoint on its own, when any change was logged since the last one.
+    func writeCheckpoint() throws {
+        guard changesSinceCheckpoint > 0 else { return }
+        var writes = DiskWrites()
+        var newMeta = meta
+        try addCheckpoint(to: &writes, meta: &newMeta, including: [], newSlots: [:])
+        writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta)
+        try environment.write { tx in try writes.perform(in: tx) }
+        meta = newMeta
+        changesSinceCheckpoint = 0
+        bytesSinceCheckpoint = 0
+    }
+
+    /// Brings a stored meta record up to date with this replica's last change: local
+    /// commits without new dependencies do not rewrite the meta record.
+    static func catchUp<T: ReadableTransaction & ~Copyable>(_ meta: inout StoreMeta, layout: StoreLayout, in tx: borrowing T) throws {
+        var failure: StoreError?
+        let replica = meta.replica
+        var latest: (end: UInt64, lamport: UInt64)?
+        try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue)), reverse: true) { key, value in
+            do throws(DecodingError) {
+                guard key.count == 16 else { throw .malformed("change key of \(key.count) bytes", at: 0) }
+                var reader = ByteReader(Array(value.prefix(20)))
+                let count = try reader.readVarint("operation count")
+                let lamport = try reader.readVarint("lamport time")
+                latest = (StoreLayout.changeID(fromKey: key).counter + count, lamport)
+            } catch {
+                failure = .corrupt(database: layout.changes.name, problem: error.description)
+            }
+            return .stop
+        }
+        if let failure { throw failure }
+        guard let latest else { return }
+        if latest.end > meta.version[replica] {
+            meta.version.record(OperationID(replica: replica, counter: meta.version[replica]), count: latest.end - meta.version[replica])
+        }
+        meta.lamport = max(meta.lamport, latest.lamport)
+    }
+
     /// The change-log form of `change`: its body, texts named by slot. Texts without a
     /// slot get the next free numbers, recorded in `newSlots` and written with `writes`.
     func logEntry(_ change: Change, newSlots: inout [TextID: UInt64], writes: inout DiskWrites) -> [UInt8] {

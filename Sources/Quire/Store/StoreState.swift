@@ -21,6 +21,9 @@ public final class StoreState: @unchecked Sendable {
     var pending: [ChangeID: Change]
     /// The write transaction in progress, if any.
     var session: WriteSession?
+    /// Changes and change-log bytes since the last checkpoint (see ``StoredText``).
+    var changesSinceCheckpoint = 0
+    var bytesSinceCheckpoint = 0
     /// The change log names texts by these store-local numbers.
     var textSlots: [TextID: UInt64] = [:]
     var slotTexts: [UInt64: TextID] = [:]
@@ -50,9 +53,7 @@ public final class StoreState: @unchecked Sendable {
     /// The text `id`, read from disk on first use; `nil` when it was never written.
     func existingText(_ id: TextID) throws -> StoredText? {
         if let loaded = texts[id] { return loaded }
-        let replica = replica
-        let layout = layout
-        guard let loaded = try environment.read({ tx in try StoredText.load(id, replica: replica, layout: layout, in: tx) }) else {
+        guard let loaded = try environment.read({ tx in try StoredText.load(id, state: self, in: tx) }) else {
             return nil
         }
         texts[id] = loaded
@@ -62,7 +63,7 @@ public final class StoreState: @unchecked Sendable {
     /// The text `id`, created empty when it was never written.
     func text(_ id: TextID) throws -> StoredText {
         if let existing = try existingText(id) { return existing }
-        let created = StoredText(text: ReplicatedText(replica: replica), tailCount: 0, tailBytes: 0, snapshotBytes: nil)
+        let created = StoredText(text: ReplicatedText(replica: replica))
         texts[id] = created
         return created
     }
@@ -89,13 +90,17 @@ public final class StoreState: @unchecked Sendable {
 struct WriteSession {
     /// The Lamport time of the change being made.
     let lamport: UInt64
+    /// Whether the tree records changes (see `StoreState.willChangeTree()`).
+    var touchesTree = false
     /// Tree operations, in the order they were made.
     var treeOperations: [TreeOperation] = []
     /// Field writes per record (the last value of each field).
     var fieldWrites: [RecordID: (type: String, values: [String: [UInt8]])] = [:]
     /// Records as they were before the transaction touched them (`nil`: absent).
     var savedRecords: [RecordID: RecordState?] = [:]
-    /// Texts touched, with their version before the transaction.
+    /// Texts touched, with where they were before the transaction: local edits only
+    /// add this replica's operations, so its counter suffices; merges keep the version.
+    var textCounters: [TextID: UInt64] = [:]
     var textVersions: [TextID: VersionVector] = [:]
     /// The order in which texts were first touched.
     var textOrder: [TextID] = []

@@ -226,6 +226,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     @discardableResult
     private func hierarchy(_ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
+        _state.willChangeTree()
         do {
             let operation = try body(&_state.tree)
             _state.session!.treeOperations.append(operation)

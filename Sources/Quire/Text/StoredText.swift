@@ -1,64 +1,45 @@
 import LMDB
 import QuireCore
 
-/// A text value held in memory, with what is needed to persist its next edits.
+/// A text value held in memory.
 ///
-/// On disk a text is a state snapshot plus the operations made since (one entry per
-/// change that touched it), so a keystroke writes a few dozen bytes rather than the whole
-/// text. When the entries outgrow ``compactionThreshold(snapshotBytes:)`` the next write
-/// replaces them with a fresh snapshot, which keeps opening a text close to the cost of
-/// decoding one snapshot.
+/// On disk a text is a state snapshot, written at the store's last checkpoint, plus the
+/// operations of the changes logged since: a keystroke writes only its change-log entry.
+/// A checkpoint (every ``checkpointChanges`` changes or ``checkpointBytes`` of log, and
+/// when the store closes) writes fresh snapshots of the texts changed since, which
+/// keeps reading a text close to the cost of decoding one snapshot.
 final class StoredText {
     let text: ReplicatedText
-    /// Operation entries after the snapshot, and their total size.
-    var tailCount: Int
-    var tailBytes: Int
-    /// The size of the stored snapshot; `nil` when none is stored yet.
-    var snapshotBytes: Int?
 
-    init(text: ReplicatedText, tailCount: Int, tailBytes: Int, snapshotBytes: Int?) {
-        self.text = text
-        self.tailCount = tailCount
-        self.tailBytes = tailBytes
-        self.snapshotBytes = snapshotBytes
-    }
+    init(text: ReplicatedText) { self.text = text }
 
-    /// The most operation entries kept before a new snapshot is written.
-    static let maximumTailCount = 512
+    /// Changes logged since the checkpoint that trigger the next one.
+    static let checkpointChanges = 1_000
+    /// Change-log bytes since the checkpoint that trigger the next one.
+    static let checkpointBytes = 512 << 10
 
-    /// Whether `tailBytes` operation bytes after a snapshot of `snapshotBytes` are
-    /// enough to write a new snapshot instead.
-    static func compactionThreshold(snapshotBytes: Int) -> Int { max(8_192, snapshotBytes / 4) }
-
-    /// Reads the text `id` (snapshot, then the operations after it), or `nil` when the
-    /// store has no such text.
+    /// Reads the text `id`: its snapshot, then its operations in the changes after the
+    /// checkpoint. `nil` when the store has neither.
     static func load<T: ReadableTransaction & ~Copyable>(
-        _ id: TextID, replica: ReplicaID, layout: StoreLayout, in tx: borrowing T
+        _ id: TextID, state: StoreState, in tx: borrowing T
     ) throws -> StoredText? {
-        guard let snapshot = try tx.value(forKey: StoreLayout.textKey(id), in: layout.texts) else { return nil }
+        let layout = state.layout
+        let snapshot = try tx.value(forKey: StoreLayout.textKey(id), in: layout.texts)
+        let logged = try state.operationsSinceCheckpoint(in: tx, only: id)[id]
+        guard snapshot != nil || logged != nil else { return nil }
         let text: ReplicatedText
         do {
-            text = try ReplicatedText(replica: replica, state: snapshot)
+            text = try snapshot.map { try ReplicatedText(replica: state.replica, state: $0) } ?? ReplicatedText(replica: state.replica)
         } catch {
             throw StoreError.corrupt(database: layout.texts.name, problem: "text \(id): \(error)")
         }
-        var count = 0
-        var bytes = 0
-        var failure: (any Error)?
-        try tx.scan(layout.textOperations, range: .prefix(StoreLayout.textKey(id))) { _, value in
-            count += 1
-            bytes += value.count
+        for operations in logged ?? [] {
             do {
-                try text.applyEncoded(Array(value))
+                try text.apply(operations)
             } catch {
-                failure = error
-                return .stop
+                throw StoreError.corrupt(database: layout.changes.name, problem: "text \(id): \(error)")
             }
-            return .continue
         }
-        if let failure {
-            throw StoreError.corrupt(database: layout.textOperations.name, problem: "text \(id): \(failure)")
-        }
-        return StoredText(text: text, tailCount: count, tailBytes: bytes, snapshotBytes: snapshot.count)
+        return StoredText(text: text)
     }
 }

@@ -5,7 +5,7 @@ import QuireCore
 /// Kept in memory for the life of the ``Store`` (like `UndoManager`), not persisted: a
 /// reopened store starts with empty histories.
 struct TextUndoHistory {
-    /// The most steps kept; the oldest are dropped first.
+    /// The steps always kept; beyond twice this many, the oldest are dropped.
     static let maximumDepth = 1_000
 
     var undo: [ReplicatedText.EditFootprint] = []
@@ -24,19 +24,20 @@ struct TextUndoHistory {
         self.redirects += redirects
         switch action {
         case nil:
-            push(footprint, onto: &undo)
+            Self.push(footprint, onto: &undo)
             redo.removeAll()
         case .undo:
             undo.removeLast()
-            push(footprint, onto: &redo)
+            Self.push(footprint, onto: &redo)
         case .redo:
             redo.removeLast()
-            push(footprint, onto: &undo)
+            Self.push(footprint, onto: &undo)
         }
     }
 
-    private func push(_ footprint: ReplicatedText.EditFootprint, onto stack: inout [ReplicatedText.EditFootprint]) {
+    private static func push(_ footprint: ReplicatedText.EditFootprint, onto stack: inout [ReplicatedText.EditFootprint]) {
         stack.append(footprint)
-        if stack.count > Self.maximumDepth { stack.removeFirst(stack.count - Self.maximumDepth) }
+        // Trim in batches: dropping one step per keystroke would copy the stack each time.
+        if stack.count >= 2 * Self.maximumDepth { stack.removeFirst(stack.count - Self.maximumDepth) }
     }
 }

@@ -465,6 +465,23 @@ public final class ReplicatedText {
         operations(since: version, upTo: nil)
     }
 
+    /// The counter this replica's next local operation will get.
+    public var localCounter: UInt64 { nextCounter[Int(localAgent)] }
+
+    /// This replica's own operations from `counter` on (see ``localCounter``): what a
+    /// local edit just made, without building version vectors.
+    ///
+    /// - Complexity: O(k) for the k log entries that hold them (they are the last ones).
+    public func localOperations(since counter: UInt64) -> [TextOperation] {
+        let entries = logs[Int(localAgent)]
+        var low = entries.count
+        while low > 0, entries[low - 1].end > counter { low -= 1 }
+        return entries[low...].map { entry in
+            let operation = publicOperation(entry, agent: localAgent)
+            return entry.counter < counter ? operation.droppingFirst(Int(counter - entry.counter)) : operation
+        }
+    }
+
     /// The operations this replica has that lie in `target` but not in `version`: what
     /// brings a replica at `version` exactly to `target`.
     public func operations(since version: VersionVector, upTo target: VersionVector?) -> [TextOperation] {
