@@ -33,6 +33,26 @@ public struct ByteReader: Sendable {
             defer { offset += 1 }
             return UInt64(bytes[offset])
         }
+        // With ten bytes left no check is needed inside the loop; 0 means overlong or
+        // overflowing, which the careful path reports.
+        if bytes.count - offset >= 10 {
+            let (value, length) = bytes.withUnsafeBufferPointer { buffer -> (UInt64, Int) in
+                let base = buffer.baseAddress! + offset
+                var result: UInt64 = 0
+                var shift: UInt64 = 0
+                for index in 0..<10 {
+                    let byte = base[index]
+                    result |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { return index == 9 && byte > 1 ? (0, 0) : (result, index + 1) }
+                    shift += 7
+                }
+                return (0, 0)
+            }
+            if length > 0 {
+                offset += length
+                return value
+            }
+        }
         return try readLongVarint(what())
     }
 
@@ -53,6 +73,7 @@ public struct ByteReader: Sendable {
     }
 
     /// Reads a zigzag-encoded signed integer.
+    @inline(__always)
     public mutating func readSignedVarint(_ what: @autoclosure () -> String = "integer") throws(DecodingError) -> Int64 {
         let raw = try readVarint(what())
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)

@@ -103,6 +103,7 @@ extension ReplicatedText {
                 var log: [LogEntry] = []
                 log.reserveCapacity(entryCount)
                 var previousEnd: UInt64 = 0
+                var contentEnd: UInt64 = 0  // an agent's content is its insertions' UTF-8, in counter order
                 for _ in 0..<entryCount {
                     let start = reader.offset
                     let flags = try reader.readByte("entry flags")
@@ -118,11 +119,12 @@ extension ReplicatedText {
                         let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
                         let byteStart = try reader.readVarint("content offset")
                         let utf8Count = try reader.readVarint("content length")
-                        guard byteStart <= UInt64(content.count), utf8Count <= UInt64(content.count) - byteStart,
+                        guard byteStart == contentEnd, utf8Count <= UInt64(content.count) - byteStart,
                             length <= utf8Count
                         else {
                             throw DecodingError.malformed("log entry content outside the agent's content", at: start)
                         }
+                        contentEnd += utf8Count
                         log.append(.insert(InsertRecord(
                             counter: counter, length: Int(length), originLeft: originLeft, rightParent: rightParent,
                             byteStart: Int(byteStart), utf8Count: Int(utf8Count))))
@@ -157,11 +159,31 @@ extension ReplicatedText {
                     throw DecodingError.malformed("agent \(agent) deletes more characters than were ever inserted", at: reader.offset)
                 }
             }
+            // Which counters are insertions, per agent: a bit each (the counters are bounded
+            // above), against which every reference and every run is checked.
+            var insertions = counters.map { CounterSet(count: $0) }
+            // The ID index, agent → counter → leaf, up to the agent's last insertion.
+            var index: [[Int32]] = []
+            for (agent, log) in logs.enumerated() {
+                var end: UInt64 = 0
+                for case .insert(let record) in log {
+                    insertions[agent].insert(record.counter, count: record.length)
+                    end = record.counter + UInt64(record.length)
+                }
+                index.append([Int32](repeating: -1, count: Int(end)))
+            }
+            try Self.validateLogs(logs, insertions: insertions)
+            // Runs claim their items here: each inserted item exactly once.
+            var unclaimed = insertions
             let runCount = try reader.readCount("runs", limit: 1 << 32, minimumElementSize: 5)
             // Runs are decoded straight into the tree's leaf layout.
             let perLeaf = RunTree.bulkRunsPerLeaf
             runs.reserveCapacity((runCount / perLeaf + 1) * RunTree.leafCapacity)
             var decoded = 0
+            var placed = 0
+            var leafCounts: [TextCounts] = []
+            leafCounts.reserveCapacity(runCount / perLeaf + 1)
+            var counts = TextCounts()
             for _ in 0..<runCount {
                 let start = reader.offset
                 let flags = try reader.readByte("run flags")
@@ -179,6 +201,12 @@ extension ReplicatedText {
                 else { throw DecodingError.malformed("run outside the agent's counters or content", at: start) }
                 let originLeft = try Self.readReference(kind: (flags >> 1) & 3, agent: agent, from: counter, agents: agentCount, &reader)
                 let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
+                guard unclaimed[agent].remove(counter, count: Int(length)) else {
+                    throw DecodingError.malformed("a run holds characters that are not insertions, or that another run holds", at: start)
+                }
+                guard originLeft.isNone || insertions[Int(originLeft.agent)].contains(originLeft.counter),
+                    rightParent.isNone || insertions[Int(rightParent.agent)].contains(rightParent.counter)
+                else { throw DecodingError.malformed("a run refers to a character that does not exist", at: start) }
                 // Measure the run's characters in the content, checking they are there
                 // (ASCII content: one byte, one UTF-16 unit per character).
                 let (byte, utf16) = asciiAgents[agent]
@@ -197,13 +225,22 @@ extension ReplicatedText {
                 guard byte <= contents[agent].count else {
                     throw DecodingError.malformed("run content runs past the agent's content", at: start)
                 }
-                runs.append(TextRun(
+                placed += Int(length)
+                let leaf = Int32(decoded / perLeaf)
+                index[agent].withUnsafeMutableBufferPointer { table in
+                    UnsafeMutableBufferPointer(rebasing: table[Int(counter)..<Int(counter + length)]).update(repeating: leaf)
+                }
+                let run = TextRun(
                     agent: Int32(agent), isDeleted: flags & 1 != 0, counter: counter, length: Int(length),
                     utf16Count: utf16, utf8Count: byte - Int(byteStart), byteStart: Int(byteStart),
-                    originLeft: originLeft, rightParent: rightParent))
+                    originLeft: originLeft, rightParent: rightParent)
+                runs.append(run)
+                counts += run.counts
                 decoded += 1
                 if decoded % perLeaf == 0 {
                     runs.append(contentsOf: repeatElement(RunTree.emptyRun, count: RunTree.leafCapacity - perLeaf))
+                    leafCounts.append(counts)
+                    counts = TextCounts()
                 }
             }
             guard reader.isAtEnd else {
@@ -212,54 +249,44 @@ extension ReplicatedText {
             let partial = decoded % perLeaf
             if partial > 0 {
                 runs.append(contentsOf: repeatElement(RunTree.emptyRun, count: RunTree.leafCapacity - partial))
+                leafCounts.append(counts)
             }
-            guard let tree = RunTree.bulkLoaded(slots: runs, runCount: decoded, replicas: replicas, content: contents)
-            else { throw DecodingError.malformed("two runs hold the same character", at: 0) }
-            try Self.validate(tree, runs: runs, logs: logs)
+            // Every run's items are distinct insertions (claimed once each): if as many are
+            // placed as were inserted, the runs hold every insertion exactly once.
+            let inserted = insertions.reduce(0) { $0 + $1.count }
+            guard placed == inserted else {
+                throw DecodingError.malformed("the runs hold \(placed) characters, the logs inserted \(inserted)", at: reader.offset)
+            }
+            let tree = RunTree.bulkLoaded(
+                slots: runs, runCount: decoded, leafCounts: leafCounts, index: index, replicas: replicas, content: contents)
             self.init(replica: replica, tree: tree, logs: logs, counters: counters)
         } catch {
             throw TextError.malformed(error)
         }
     }
 
-    /// Checks, on the loaded tree, that the runs hold every inserted item exactly once and
-    /// that every reference (origins, deletion targets) names an inserted item. O(1) per
-    /// reference through the tree's ID index; O(characters) for the coverage check.
-    private static func validate(_ tree: RunTree, runs: [TextRun], logs: [[LogEntry]]) throws(DecodingError) {
-        let placed = runs.reduce(0) { $0 + $1.length }  // padding slots have length 0
-        var inserted = 0
-        for (agent, log) in logs.enumerated() {
+    /// Checks that every reference in the logs names an inserted character: insertions'
+    /// origins and both ends of every deletion's targets. O(log entries).
+    private static func validateLogs(_ logs: [[LogEntry]], insertions: [CounterSet]) throws(DecodingError) {
+        for log in logs {
             for entry in log {
                 switch entry {
                 case .insert(let record):
-                    inserted += record.length
-                    guard record.originLeft.isNone || tree.contains(record.originLeft),
-                        record.rightParent.isNone || tree.contains(record.rightParent)
+                    guard record.originLeft.isNone || insertions[Int(record.originLeft.agent)].contains(record.originLeft.counter),
+                        record.rightParent.isNone || insertions[Int(record.rightParent.agent)].contains(record.rightParent.counter)
                     else { throw DecodingError.malformed("an insertion refers to a character that does not exist", at: 0) }
                 case .delete(let record):
-                    // A deletion's own counters are not characters: no run may hold them.
-                    guard tree.containsNone(ItemRef(agent: Int32(agent), counter: record.counter), count: record.length) else {
-                        throw DecodingError.malformed("a run holds a deletion's counter", at: 0)
-                    }
                     let span = UInt64(record.length - 1)
                     guard !record.isBackward || record.target.counter >= span else {
                         throw DecodingError.malformed("a backward deletion runs before counter 0", at: 0)
                     }
                     let first = record.isBackward ? record.target.counter - span : record.target.counter
-                    guard tree.contains(ItemRef(agent: record.target.agent, counter: first)),
-                        tree.contains(ItemRef(agent: record.target.agent, counter: first &+ span))
-                    else { throw DecodingError.malformed("a deletion targets a character that does not exist", at: 0) }
+                    let targets = insertions[Int(record.target.agent)]
+                    guard first <= UInt64.max - span, targets.contains(first), targets.contains(first + span) else {
+                        throw DecodingError.malformed("a deletion targets a character that does not exist", at: 0)
+                    }
                 }
             }
-        }
-        // No run holds a deletion's counter, none holds an item twice (bulk loading checked),
-        // every counter is an insertion's or a deletion's (logs are contiguous), and the
-        // totals agree: the runs tile the insertions exactly.
-        guard placed == inserted else { throw DecodingError.malformed("the runs do not match the inserted characters", at: 0) }
-        for run in runs where run.agent >= 0 {
-            guard run.originLeft.isNone || tree.contains(run.originLeft),
-                run.rightParent.isNone || tree.contains(run.rightParent)
-            else { throw DecodingError.malformed("a run refers to a character that does not exist", at: 0) }
         }
     }
 
@@ -277,6 +304,7 @@ extension ReplicatedText {
         }
     }
 
+    @inline(__always)
     private static func readReference(
         kind: UInt8, agent: Int, from counter: UInt64, agents: Int, _ reader: inout ByteReader
     ) throws(DecodingError) -> ItemRef {
@@ -293,5 +321,71 @@ extension ReplicatedText {
         default:
             throw DecodingError.malformed("reference kind \(kind)", at: reader.offset)
         }
+    }
+}
+
+/// A set of one agent's counters, a bit each, for validating a loaded state.
+private struct CounterSet {
+    private var words: [UInt64]
+    private let limit: UInt64
+    /// The number of counters in the set.
+    private(set) var count = 0
+
+    /// An empty set for counters below `count` (the caller has bounded it).
+    init(count: UInt64) {
+        limit = count
+        words = [UInt64](repeating: 0, count: Int((count + 63) / 64))
+    }
+
+    @inline(__always)
+    func contains(_ counter: UInt64) -> Bool {
+        counter < limit && words[Int(counter >> 6)] & (1 << (counter & 63)) != 0
+    }
+
+    /// Adds the `length` counters from `first`, which are below the limit.
+    mutating func insert(_ first: UInt64, count length: Int) {
+        guard length > 0 else { return }
+        let (start, end, head, tail) = Self.span(first, length)
+        words.withUnsafeMutableBufferPointer { words in
+            if start == end {
+                words[start] |= head & tail
+                return
+            }
+            words[start] |= head
+            for index in start + 1..<end { words[index] = .max }
+            words[end] |= tail
+        }
+        count += length
+    }
+
+    /// Removes the `length` counters from `first` if all of them are in the set; returns
+    /// whether they were (and removes nothing if not).
+    mutating func remove(_ first: UInt64, count length: Int) -> Bool {
+        guard length > 0, first < limit, UInt64(length) <= limit - first else { return false }
+        let (start, end, head, tail) = Self.span(first, length)
+        let removed = words.withUnsafeMutableBufferPointer { words -> Bool in
+            if start == end {
+                let mask = head & tail
+                guard words[start] & mask == mask else { return false }
+                words[start] &= ~mask
+                return true
+            }
+            guard words[start] & head == head, words[end] & tail == tail else { return false }
+            for index in start + 1..<end where words[index] != .max { return false }
+            words[start] &= ~head
+            for index in start + 1..<end { words[index] = 0 }
+            words[end] &= ~tail
+            return true
+        }
+        if removed { count -= length }
+        return removed
+    }
+
+    /// The first and last word of a range of `length > 0` counters, and the masks of its
+    /// bits in them.
+    @inline(__always)
+    private static func span(_ first: UInt64, _ length: Int) -> (Int, Int, UInt64, UInt64) {
+        let last = first + UInt64(length - 1)
+        return (Int(first >> 6), Int(last >> 6), UInt64.max << (first & 63), UInt64.max >> (63 - (last & 63)))
     }
 }

@@ -445,19 +445,6 @@ struct RunTree {
         return (agent, end)
     }
 
-    /// Like ``record(_:in:)``, but returns `false` (recording nothing more) when an item of
-    /// `run` is already in the index.
-    private mutating func recordIfNew(_ run: TextRun, in leaf: Int32) -> Bool {
-        let (agent, end) = growIndex(for: run)
-        return leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
-            for counter in Int(run.counter)..<end {
-                guard table[counter] < 0 else { return false }
-                table[counter] = leaf
-            }
-            return true
-        }
-    }
-
     /// Ensures the cursor's leaf can take `extra` more runs, splitting it if needed, and
     /// returns the cursor's position after the split.
     private mutating func makeRoom(for extra: Int, at cursor: ItemCursor) -> ItemCursor {
@@ -608,14 +595,21 @@ struct RunTree {
     func visibleUTF8() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(counts.utf8)
+        // One agent's buffer at a time, held in a local: no reference counting per run.
+        var agent: Int32 = -1
+        var buffer: [UInt8] = []
         var leaf: Int32? = start.leaf
         while let current = leaf {
             let base = slot(current, 0)
             for index in 0..<runCount(current) {
                 let run = slots[base + index]
                 if run.isDeleted { continue }
-                content[Int(run.agent)].withUnsafeBufferPointer { buffer in
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[run.byteStart..<run.byteStart + run.utf8Count]))
+                if run.agent != agent {
+                    agent = run.agent
+                    buffer = content[Int(agent)]
+                }
+                buffer.withUnsafeBufferPointer { source in
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[run.byteStart..<run.byteStart + run.utf8Count]))
                 }
             }
             leaf = nextLeaf(after: current)
@@ -640,37 +634,27 @@ struct RunTree {
     static let bulkRunsPerLeaf = leafCapacity - 2
 
     /// A tree from `slots` laid out as leaves: `bulkRunsPerLeaf` runs then padding to
-    /// `leafCapacity`, the last leaf possibly shorter and unpadded. `nil` when two runs
-    /// hold the same item.
-    static func bulkLoaded(slots: [TextRun], runCount: Int, replicas: [ReplicaID], content: [[UInt8]]) -> RunTree? {
+    /// `leafCapacity`, the last leaf possibly shorter and unpadded, with each leaf's totals
+    /// and the ID index (agent → counter → leaf) already computed by the caller, which has
+    /// checked that no two runs hold the same item.
+    static func bulkLoaded(
+        slots: [TextRun], runCount: Int, leafCounts: [TextCounts], index: [[Int32]], replicas: [ReplicaID],
+        content: [[UInt8]]
+    ) -> RunTree {
         var tree = RunTree()
         for replica in replicas { _ = tree.agent(for: replica) }
         tree.content = content
+        tree.leafOfCounter = index
         guard runCount > 0 else { return tree }
         let perLeaf = bulkRunsPerLeaf
         let leafCount = (runCount + perLeaf - 1) / perLeaf
         tree.slots = slots
         let missing = leafCount * leafCapacity - tree.slots.count
         if missing > 0 { tree.slots.append(contentsOf: repeatElement(emptyRun, count: missing)) }
-        tree.leafSize.removeAll()
-        tree.leafParent.removeAll()
-        tree.leafCounts.removeAll()
-        var level: [Int32] = []
-        level.reserveCapacity(leafCount)
-        for leafIndex in 0..<leafCount {
-            let leaf = Int32(leafIndex)
-            let size = min(perLeaf, runCount - leafIndex * perLeaf)
-            var counts = TextCounts()
-            for position in 0..<size {
-                let run = tree.slots[leafIndex * leafCapacity + position]
-                counts += run.counts
-                guard tree.recordIfNew(run, in: leaf) else { return nil }
-            }
-            tree.leafSize.append(Int32(size))
-            tree.leafParent.append(-1)
-            tree.leafCounts.append(counts)
-            level.append(leaf)
-        }
+        tree.leafCounts = leafCounts
+        tree.leafSize = (0..<leafCount).map { Int32(min(perLeaf, runCount - $0 * perLeaf)) }
+        tree.leafParent = [Int32](repeating: -1, count: leafCount)
+        var level = (0..<leafCount).map { Int32($0) }
         var levelIsLeaves = true
         let perBranch = branchCapacity * 3 / 4
         while level.count > 1 {
