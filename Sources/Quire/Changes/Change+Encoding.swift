@@ -39,9 +39,9 @@ extension Change {
 
     /// The replicas the body refers to by index: this change's first.
     private var replicaTable: [ReplicaID] {
+        // Tables are short (a keystroke's has one entry): a linear search beats hashing.
         var table = [id.replica]
-        var seen: Set<ReplicaID> = [id.replica]
-        func note(_ replica: ReplicaID) { if seen.insert(replica).inserted { table.append(replica) } }
+        func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
         for replica in dependencies.counters.keys.sorted() { note(replica) }
         for operation in operations {
             switch operation {

@@ -168,9 +168,11 @@ extension StoreState {
         if checkpointing {
             changesSinceCheckpoint = 0
             bytesSinceCheckpoint = 0
+            textsSinceCheckpoint = []
         } else {
             changesSinceCheckpoint += 1
             bytesSinceCheckpoint += loggedBytes
+            for (id, _) in textOperations { textsSinceCheckpoint?.insert(id) }
         }
         self.session = nil
         return event
@@ -249,8 +251,12 @@ extension StoreState {
     func addCheckpoint(to writes: inout DiskWrites, meta newMeta: inout StoreMeta, including current: [TextID], newSlots: [TextID: UInt64]) throws {
         var changed = Set(current)
         let layout = layout
-        try environment.read { tx in
-            for text in try operationsSinceCheckpoint(in: tx).keys { changed.insert(text) }
+        if let known = textsSinceCheckpoint {
+            changed.formUnion(known)
+        } else {
+            try environment.read { tx in
+                for text in try operationsSinceCheckpoint(in: tx).keys { changed.insert(text) }
+            }
         }
         for id in changed.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
             let stored = try text(id)
@@ -270,6 +276,7 @@ extension StoreState {
         meta = newMeta
         changesSinceCheckpoint = 0
         bytesSinceCheckpoint = 0
+        textsSinceCheckpoint = []
     }
 
     /// Brings a stored meta record up to date with this replica's last change: local

@@ -24,6 +24,9 @@ public final class StoreState: @unchecked Sendable {
     /// Changes and change-log bytes since the last checkpoint (see ``StoredText``).
     var changesSinceCheckpoint = 0
     var bytesSinceCheckpoint = 0
+    /// The texts changed since the last checkpoint; `nil` until known (after opening,
+    /// the first checkpoint reads them from the log).
+    var textsSinceCheckpoint: Set<TextID>?
     /// The change log names texts by these store-local numbers.
     var textSlots: [TextID: UInt64] = [:]
     var slotTexts: [UInt64: TextID] = [:]

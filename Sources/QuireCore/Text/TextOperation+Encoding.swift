@@ -49,10 +49,10 @@ public enum TextOperationCoding {
     /// Every replica `operations` name (as authors, origins or targets), in order of
     /// first appearance.
     public static func replicas(in operations: [TextOperation]) -> [ReplicaID] {
+        // Few replicas edit one text at a time: a linear search beats hashing.
         var replicas: [ReplicaID] = []
-        var seen = Set<ReplicaID>()
         func note(_ replica: ReplicaID) {
-            if seen.insert(replica).inserted { replicas.append(replica) }
+            if !replicas.contains(replica) { replicas.append(replica) }
         }
         for operation in operations {
             note(operation.id.replica)
