@@ -48,9 +48,11 @@ struct Observers {
         for (filter, continuation) in continuations.values where filter(event) { continuation.yield(event) }
     }
 
-    mutating func finishAll() {
-        for entry in continuations.values { entry.continuation.finish() }
-        continuations = [:]
+    /// Removes every observer and returns their continuations, to finish outside the
+    /// lock: finishing runs a stream's termination handler, which takes the lock.
+    mutating func removeAll() -> [AsyncStream<StoreEvent>.Continuation] {
+        defer { continuations = [:] }
+        return continuations.values.map(\.continuation)
     }
 }
 

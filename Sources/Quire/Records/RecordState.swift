@@ -1,10 +1,12 @@
 import QuireCore
 
-/// A field's last-writer-wins register: the value and the `(lamport, replica)` time of
-/// the write that set it.
+/// A field's last-writer-wins register: the value, the `(lamport, replica)` time of the
+/// write that set it, and that write's change (its replica's first counter), to tell a
+/// later causal update from a concurrent one.
 struct FieldRegister: Hashable, Sendable {
     var value: [UInt8]
     var timestamp: Timestamp
+    var counter: UInt64
 }
 
 /// Everything the store keeps of one record besides its place in the hierarchy.
@@ -16,23 +18,32 @@ struct RecordState: Hashable, Sendable {
 
     var values: [String: [UInt8]] { fields.mapValues(\.value) }
 
-    /// Merges a write of `values` made at `timestamp`: each field keeps the later write.
+    /// Merges a write of `values` made at `timestamp` by the change starting at `counter`:
+    /// each field keeps the later write.
     ///
-    /// - Returns: The values that lost (overwritten now, or arriving too late), for the
-    ///   merge report.
-    mutating func merge(_ values: [String: [UInt8]], at timestamp: Timestamp) -> [OverwrittenValue.Loser] {
+    /// - Parameter knew: Whether the writing replica had seen a given write (replica,
+    ///   change counter) when it wrote: overwriting a value it had seen is an update,
+    ///   not a conflict.
+    /// - Returns: The values that lost to a concurrent write (overwritten now, or
+    ///   arriving too late), for the merge report.
+    mutating func merge(
+        _ values: [String: [UInt8]], at timestamp: Timestamp, counter: UInt64, knew: (ReplicaID, UInt64) -> Bool
+    ) -> [OverwrittenValue.Loser] {
         var losers: [OverwrittenValue.Loser] = []
         for (name, value) in values {
             if let current = fields[name] {
                 if current.timestamp == timestamp { continue }  // the same write again
                 if current.timestamp < timestamp {
-                    if current.value != value { losers.append(.init(field: name, value: current.value, timestamp: current.timestamp)) }
-                    fields[name] = FieldRegister(value: value, timestamp: timestamp)
+                    let sequential = current.timestamp.replica == timestamp.replica || knew(current.timestamp.replica, current.counter)
+                    if current.value != value && !sequential {
+                        losers.append(.init(field: name, value: current.value, timestamp: current.timestamp))
+                    }
+                    fields[name] = FieldRegister(value: value, timestamp: timestamp, counter: counter)
                 } else if current.value != value {
                     losers.append(.init(field: name, value: value, timestamp: timestamp))
                 }
             } else {
-                fields[name] = FieldRegister(value: value, timestamp: timestamp)
+                fields[name] = FieldRegister(value: value, timestamp: timestamp, counter: counter)
             }
         }
         return losers
@@ -47,6 +58,7 @@ struct RecordState: Hashable, Sendable {
             writer.write(string: name)
             writer.write(varint: register.timestamp.lamport)
             writer.write(replica: register.timestamp.replica)
+            writer.write(varint: register.counter)
             writer.write(lengthPrefixed: register.value)
         }
         return writer.bytes
@@ -61,8 +73,9 @@ struct RecordState: Hashable, Sendable {
             let name = try reader.readString("field name", limit: Change.maximumNameLength)
             let lamport = try reader.readVarint("field lamport")
             let replica = try reader.readReplica("field replica")
+            let counter = try reader.readVarint("field change")
             let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
-            fields[name] = FieldRegister(value: Array(value), timestamp: Timestamp(lamport: lamport, replica: replica))
+            fields[name] = FieldRegister(value: Array(value), timestamp: Timestamp(lamport: lamport, replica: replica), counter: counter)
         }
         guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
         return RecordState(type: type, fields: fields)

@@ -35,7 +35,6 @@ public final class Store: Sendable {
     let environment: Environment
     let state: Mutex<StoreState>
     let observers = Mutex<Observers>(Observers())
-    let nameFields = Mutex<[String: String]>([:])
 
     /// How a store is opened.
     public struct Options: Sendable {
@@ -79,15 +78,19 @@ public final class Store: Sendable {
         self.replica = loaded.meta.replica
         self.storeID = loaded.meta.storeID
         self.state = Mutex(loaded)
-        register(options.recordTypes)
+        try register(options.recordTypes)
     }
 
     /// Writes a checkpoint (fresh snapshots of the texts changed since the last one) and
     /// closes the store; later calls throw. Pending observers finish.
     public func close() throws {
-        try state.withLock { state in try state.writeCheckpoint() }
-        observers.withLock { $0.finishAll() }
-        try environment.close()
+        try state.withLock { state in
+            guard !state.isClosed else { return }
+            try state.writeCheckpoint()
+            state.isClosed = true
+            try environment.close()
+        }
+        for continuation in observers.withLock({ $0.removeAll() }) { continuation.finish() }
     }
 
     /// Every replica's next counter: what this store has of each.
@@ -101,8 +104,12 @@ public final class Store: Sendable {
     ///
     /// - Parameter body: Reads through the transaction; must not call the store.
     /// - Returns: What `body` returns.
-    public func read<R>(_ body: (borrowing StoreReader) throws -> R) rethrows -> R {
-        try state.withLock { state in try body(StoreReader(state: state, nameFields: nameFieldsSnapshot())) }
+    /// - Throws: What `body` throws, or ``StoreError/closed``.
+    public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
+        try state.withLock { state in
+            guard !state.isClosed else { throw StoreError.closed }
+            return try body(StoreReader(state: state))
+        }
     }
 
     /// Changes the store in one transaction: all of it or nothing.
@@ -116,11 +123,11 @@ public final class Store: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or an error from the commit.
     public func write<R>(_ body: (borrowing StoreWriter) throws -> R) throws -> R {
-        let names = nameFieldsSnapshot()
         let (result, event) = try state.withLock { state -> (R, StoreEvent?) in
+            guard !state.isClosed else { throw StoreError.closed }
             state.beginSession()
             do {
-                let result = try body(StoreWriter(state: state, store: self, nameFields: names))
+                let result = try body(StoreWriter(state: state))
                 let event = try state.commitSession(origin: .local)
                 return (result, event)
             } catch {
@@ -137,7 +144,10 @@ public final class Store: Sendable {
     /// - Parameter version: The other replica's version; empty for the whole history.
     /// - Throws: ``StoreError/corrupt(database:problem:)`` for a damaged log entry.
     public func changes(since version: VersionVector = VersionVector()) throws -> [Change] {
-        try state.withLock { state in try state.storedChanges(since: version) }
+        try state.withLock { state in
+            guard !state.isClosed else { throw StoreError.closed }
+            return try state.storedChanges(since: version)
+        }
     }
 
     /// Applies changes from other replicas in one write transaction: all or nothing.
@@ -152,12 +162,12 @@ public final class Store: Sendable {
     ///   unchanged.
     @discardableResult
     public func apply(_ changes: [Change]) throws -> MergeReport {
-        let names = nameFieldsSnapshot()
         let (report, event) = try state.withLock { state -> (MergeReport, StoreEvent?) in
+            guard !state.isClosed else { throw StoreError.closed }
             state.beginSession()
             do {
                 var report = try state.integrate(changes)
-                report.nameClashes = state.nameClashes(near: report, nameFields: names)
+                report.nameClashes = state.nameClashes(near: report)
                 let event = try state.commitSession(origin: .remote, applied: report.applied)
                 return (report, event)
             } catch {
@@ -170,15 +180,16 @@ public final class Store: Sendable {
     }
 
     /// Makes the sibling-name checks of `types` known to merges (see
-    /// ``Record/siblingNameField``). Types used in this store's transactions are known
-    /// already.
-    public func register(_ types: [any Record.Type]) {
-        nameFields.withLock { names in
-            for type in types { names[type.typeName] = type.siblingNameField }
+    /// ``Record/siblingNameField``). Types written through this store are known already;
+    /// what the store learns is kept in it, so merges after reopening check them too.
+    ///
+    /// - Throws: ``StoreError/closed``, or an error writing what was learned.
+    public func register(_ types: [any Record.Type]) throws {
+        try state.withLock { state in
+            guard !state.isClosed else { throw StoreError.closed }
+            try state.register(types)
         }
     }
-
-    func nameFieldsSnapshot() -> [String: String] { nameFields.withLock { $0 } }
 
     // MARK: Opening
 
@@ -231,6 +242,13 @@ public final class Store: Sendable {
             }
             if let failure { throw failure }
             try state.measureSinceCheckpoint(in: tx)
+            if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
+                do throws(DecodingError) {
+                    state.nameFields = try StoreLayout.decodeNameFields(bytes)
+                } catch {
+                    throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
+                }
+            }
             return state
         }
         if let stored { return stored }

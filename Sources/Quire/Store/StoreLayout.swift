@@ -34,6 +34,28 @@ struct StoreLayout: Sendable {
     }
 
     static let metaKey = Key("store")
+    static let nameFieldsKey = Key("name-fields")
+
+    static func encode(nameFields: [String: String]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(varint: UInt64(nameFields.count))
+        for type in nameFields.keys.sorted() {
+            writer.write(string: type)
+            writer.write(string: nameFields[type]!)
+        }
+        return writer.bytes
+    }
+
+    static func decodeNameFields(_ bytes: [UInt8]) throws(DecodingError) -> [String: String] {
+        var reader = ByteReader(bytes)
+        let count = try reader.readCount("type count", limit: Change.maximumCount, minimumElementSize: 2)
+        var result: [String: String] = [:]
+        for _ in 0..<count {
+            let type = try reader.readString("type name", limit: Change.maximumNameLength)
+            result[type] = try reader.readString("name field", limit: Change.maximumNameLength)
+        }
+        return result
+    }
 
     static func changeKey(_ id: ChangeID) -> Key { Key(id.replica.rawValue, id.counter) }
     static func recordKey(_ id: RecordID) -> Key { Key(id.replica.rawValue, id.counter) }
@@ -76,6 +98,9 @@ struct StoreMeta: Hashable, Sendable {
     /// The version at the last checkpoint: every text snapshot holds at least the
     /// operations of the changes before it.
     var checkpoint: VersionVector
+    /// What each other replica had seen when it made its latest change applied here: the
+    /// union of its changes' dependencies. Tells an update from a concurrent write.
+    var seen: [ReplicaID: VersionVector] = [:]
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
@@ -88,6 +113,16 @@ struct StoreMeta: Hashable, Sendable {
             writer.write(varint: UInt64(counters.count))
             for (replica, counter) in counters {
                 writer.write(replica: replica)
+                writer.write(varint: counter)
+            }
+        }
+        writer.write(varint: UInt64(seen.count))
+        for (replica, vector) in seen.sorted(by: { $0.key < $1.key }) {
+            writer.write(replica: replica)
+            let counters = vector.counters.sorted { $0.key < $1.key }
+            writer.write(varint: UInt64(counters.count))
+            for (other, counter) in counters {
+                writer.write(replica: other)
                 writer.write(varint: counter)
             }
         }
@@ -105,17 +140,22 @@ struct StoreMeta: Hashable, Sendable {
             let replica = try reader.readReplica("replica")
             let storeID = StoreID(bytes: Array(try reader.readBytes(StoreID.byteCount, "store ID")))
             let lamport = try reader.readVarint("lamport")
-            var vectors: [VersionVector] = []
-            for _ in 0..<3 {
+            func readVector() throws(DecodingError) -> VersionVector {
                 let count = try reader.readCount("version entries", limit: Change.maximumCount, minimumElementSize: 9)
                 var counters: [ReplicaID: UInt64] = [:]
                 for _ in 0..<count {
                     counters[try reader.readReplica("version replica")] = try reader.readVarint("version counter")
                 }
-                vectors.append(VersionVector(counters))
+                return VersionVector(counters)
+            }
+            let vectors = [try readVector(), try readVector(), try readVector()]
+            var seen: [ReplicaID: VersionVector] = [:]
+            let seenCount = try reader.readCount("seen entries", limit: Change.maximumCount, minimumElementSize: 9)
+            for _ in 0..<seenCount {
+                seen[try reader.readReplica("seen replica")] = try readVector()
             }
             return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: vectors[0], lastDependencies: vectors[1],
-                checkpoint: vectors[2])
+                checkpoint: vectors[2], seen: seen)
         } catch {
             throw .corrupt(database: "meta", problem: error.description)
         }

@@ -7,8 +7,6 @@ import QuireCore
 public protocol StoreReading: ~Copyable {
     /// The store's contents; an implementation detail.
     var _state: StoreState { get }
-    /// The sibling-name field of each known record type; an implementation detail.
-    var _nameFields: [String: String] { get }
 }
 
 /// A read transaction: a consistent view of the store while its body runs.
@@ -16,12 +14,8 @@ public protocol StoreReading: ~Copyable {
 /// Noncopyable, so it cannot outlive the ``Store/read(_:)`` call that lends it.
 public struct StoreReader: StoreReading, ~Copyable {
     public let _state: StoreState
-    public let _nameFields: [String: String]
 
-    init(state: StoreState, nameFields: [String: String]) {
-        _state = state
-        _nameFields = nameFields
-    }
+    init(state: StoreState) { _state = state }
 }
 
 extension StoreReading where Self: ~Copyable {
@@ -139,7 +133,7 @@ extension StoreReading where Self: ~Copyable {
     /// Siblings under `parent` (`nil`: the top level) that share a
     /// ``Record/siblingNameField`` value.
     public func nameClashes(under parent: RecordID?) -> [NameClash] {
-        _state.nameClashes(under: parent?.node ?? .root) { _state.siblingName(of: $0, nameFields: _nameFields) }
+        _state.nameClashes(under: parent?.node ?? .root) { _state.siblingName(of: $0) }
     }
 
     // MARK: Texts

@@ -8,6 +8,7 @@ extension StoreState {
         var report = MergeReport()
         var version = meta.version
         var lamport = meta.lamport
+        var seen = meta.seen
         session?.savedPending = pending
         var queue = pending
         var newlyPending: Set<ChangeID> = []
@@ -15,6 +16,7 @@ extension StoreState {
         for change in incoming {
             let known = version[change.id.replica]
             if change.endCounter <= known {
+                try checkSameAsLogged(change)
                 report.alreadyKnown.append(change.id)
                 continue
             }
@@ -44,7 +46,8 @@ extension StoreState {
                 guard change.id.counter == version[id.replica],
                     change.dependencies.counters.allSatisfy({ version[$0.key] >= $0.value })
                 else { continue }
-                try apply(change, treeBatch: &treeBatch, report: &report)
+                seen[id.replica, default: VersionVector()].formUnion(change.dependencies)
+                try apply(change, knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
                 queue[id] = nil
                 if pending[id] != nil { session?.pendingRemoved.insert(id) }
                 newlyPending.remove(id)
@@ -66,11 +69,40 @@ extension StoreState {
         var merged = meta
         merged.version = version
         merged.lamport = lamport
+        merged.seen = seen
         session?.mergedMeta = merged
         return report
     }
 
-    private func apply(_ change: Change, treeBatch: inout [TreeOperation], report: inout MergeReport) throws(StoreError) {
+    /// Refuses a change this store already has under its ID unless it is the same: two
+    /// histories under one ID mean a copied replica.
+    private func checkSameAsLogged(_ change: Change) throws(StoreError) {
+        let logged: Change?
+        do {
+            let layout = layout
+            logged = try environment.read { tx in
+                try tx.withValue(forKey: StoreLayout.changeKey(change.id), in: layout.changes) { value in
+                    try value.map { value in
+                        try StoreLayout.changeKey(change.id).withUnsafeBytes { key in try decodeLogEntry(key: key, value: value) }
+                    }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt(database: layout.changes.name, problem: "\(error)")
+        }
+        guard let logged else {
+            throw .invalidChange("change \(change.id) overlaps changes this store has from \(change.id.replica) at other boundaries (a cloned replica?)")
+        }
+        guard logged == change else {
+            throw .invalidChange("two different changes carry the ID \(change.id): this store logged another one under it, so two histories share one replica ID (a cloned replica?)")
+        }
+    }
+
+    private func apply(
+        _ change: Change, knowledge: VersionVector, treeBatch: inout [TreeOperation], report: inout MergeReport
+    ) throws(StoreError) {
         for operation in change.operations {
             switch operation {
             case .tree(let move):
@@ -85,7 +117,9 @@ extension StoreState {
                 guard record.type == type else {
                     throw .invalidChange("change \(change.id) writes record \(id) as a \(type), but it is a \(record.type)")
                 }
-                let losers = record.merge(values, at: change.timestamp)
+                let losers = record.merge(values, at: change.timestamp, counter: change.id.counter) { replica, counter in
+                    knowledge[replica] > counter
+                }
                 if records[id] != record { report.changedRecords.insert(id) }
                 records[id] = record
                 report.overwritten += losers.map {
@@ -115,18 +149,18 @@ extension StoreState {
     }
 
     /// Sibling-name clashes under the parents of the records a merge touched.
-    func nameClashes(near report: MergeReport, nameFields: [String: String]) -> [NameClash] {
+    func nameClashes(near report: MergeReport) -> [NameClash] {
         var parents = Set<NodeID>()
         for id in report.movedNodes.union(report.changedRecords) {
             if let parent = tree.parent(of: id.node), parent != .deletedRoot { parents.insert(parent) }
         }
         return parents.sorted().flatMap { parent in
-            nameClashes(under: parent) { id in self.siblingName(of: id, nameFields: nameFields) }
+            nameClashes(under: parent) { id in self.siblingName(of: id) }
         }
     }
 
     /// The value of the record's ``Record/siblingNameField``, if its type has one.
-    func siblingName(of id: RecordID, nameFields: [String: String]) -> String? {
+    func siblingName(of id: RecordID) -> String? {
         guard let record = records[id], let field = nameFields[record.type],
             let value = record.fields[field]?.value
         else { return nil }

@@ -38,6 +38,7 @@ extension StoreState {
         // Texts have no cheap undo; drop them so they are read again from disk.
         for id in session.textOrder { texts[id] = nil }
         if let saved = session.savedPending { pending = saved }
+        if let saved = session.savedNameFields { nameFields = saved }
         if session.touchesTree { tree.revertChanges() }
         self.session = nil
     }
@@ -145,6 +146,9 @@ extension StoreState {
             writesMeta = true
         }
         if writesMeta { writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta) }
+        if session.savedNameFields != nil {
+            writes.put(StoreLayout.encode(nameFields: nameFields), StoreLayout.nameFieldsKey, layout.meta)
+        }
 
         let layout = layout
         let ownReplica = replica

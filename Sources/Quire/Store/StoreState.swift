@@ -30,6 +30,11 @@ public final class StoreState: @unchecked Sendable {
     /// The change log names texts by these store-local numbers.
     var textSlots: [TextID: UInt64] = [:]
     var slotTexts: [UInt64: TextID] = [:]
+    /// Record type name → its ``Record/siblingNameField``, as learned from the types
+    /// used; kept in the store.
+    var nameFields: [String: String] = [:]
+    /// Set by ``Store/close()``.
+    var isClosed = false
     /// Undo and redo steps of this replica's text edits, per text.
     var undoHistories: [TextID: TextUndoHistory] = [:]
 
@@ -107,6 +112,8 @@ struct WriteSession {
     var textVersions: [TextID: VersionVector] = [:]
     /// The order in which texts were first touched.
     var textOrder: [TextID] = []
+    /// The sibling-name fields before the transaction learned new ones.
+    var savedNameFields: [String: String]?
     /// Texts whose edits in this transaction are an undo or a redo.
     var undoActions: [TextID: TextUndoHistory.Action] = [:]
     /// Copies an undo or redo made of deleted characters, per text.
@@ -119,4 +126,24 @@ struct WriteSession {
     /// Merges: the store's clocks after the merge; pending entries before it.
     var mergedMeta: StoreMeta?
     var savedPending: [ChangeID: Change]?
+}
+
+extension StoreState {
+    /// Notes `type`'s sibling-name field inside a write; the commit stores it.
+    func learn(_ type: any Record.Type) {
+        guard nameFields[type.typeName] != type.siblingNameField else { return }
+        if session?.savedNameFields == nil { session?.savedNameFields = nameFields }
+        nameFields[type.typeName] = type.siblingNameField
+    }
+
+    /// Notes and stores the sibling-name fields of `types` outside a write.
+    func register(_ types: [any Record.Type]) throws {
+        var learned = nameFields
+        for type in types { learned[type.typeName] = type.siblingNameField }
+        guard learned != nameFields else { return }
+        let encoded = StoreLayout.encode(nameFields: learned)
+        let layout = layout
+        try environment.write { tx in try tx.put(encoded, forKey: StoreLayout.nameFieldsKey, in: layout.meta) }
+        nameFields = learned
+    }
 }

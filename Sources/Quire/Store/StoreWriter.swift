@@ -6,14 +6,8 @@ import QuireCore
 /// Noncopyable, so it cannot outlive the call that lends it.
 public struct StoreWriter: StoreReading, ~Copyable {
     public let _state: StoreState
-    public let _nameFields: [String: String]
-    let store: Store
 
-    init(state: StoreState, store: Store, nameFields: [String: String]) {
-        _state = state
-        _nameFields = nameFields
-        self.store = store
-    }
+    init(state: StoreState) { _state = state }
 
     /// The ID the change being made will have: events of this change carry it, so a
     /// writer can recognise its own changes.
@@ -37,7 +31,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
     ///   throws), ``StoreError/hierarchy(_:)`` for an unknown parent.
     @discardableResult
     public func insert<T: Record>(_ record: T, under parent: RecordID? = nil, at index: Int? = nil) throws -> RecordID {
-        store.register([T.self])
+        _state.learn(T.self)
         try validate(record)
         let fields = try RecordFields.encode(record)
         let move = try hierarchy { tree throws(TreeError) in
@@ -65,7 +59,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     /// Replaces a record's value; only the fields that differ are written.
     public func replace<T: Record>(_ id: RecordID, with value: T) throws {
-        store.register([T.self])
+        _state.learn(T.self)
         guard let current = _state.record(id) else { throw StoreError.recordNotFound(id) }
         guard current.type == T.typeName else { throw StoreError.wrongType(id, expected: T.typeName, actual: current.type) }
         try validate(value)
@@ -219,7 +213,8 @@ public struct StoreWriter: StoreReading, ~Copyable {
         _state.willChange(id)
         let timestamp = Timestamp(lamport: _state.session!.lamport, replica: _state.replica)
         var record = _state.records[id] ?? RecordState(type: type, fields: [:])
-        for (name, value) in values { record.fields[name] = FieldRegister(value: value, timestamp: timestamp) }
+        let counter = _state.meta.version[_state.replica]
+        for (name, value) in values { record.fields[name] = FieldRegister(value: value, timestamp: timestamp, counter: counter) }
         _state.records[id] = record
         _state.session!.fieldWrites[id, default: (type, [:])].values.merge(values) { $1 }
     }

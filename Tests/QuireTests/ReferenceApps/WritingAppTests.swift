@@ -377,7 +377,7 @@ struct WritingAppTests {
         #expect(merged.origin == .remote && merged.changes == [changeID] && merged.touches(file))
     }
 
-    @Test("closing a store ends its observers' sequences", .disabled("bug: Store.close() crashes (recursive Mutex lock) when an observer is live"))
+    @Test("closing a store ends its observers' sequences")
     func closeEndsEvents() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -387,8 +387,7 @@ struct WritingAppTests {
         #expect(await events.next() == nil)
     }
 
-    @Test("a remote rename made after seeing the old name is not reported as a lost value",
-          .disabled("bug: MergeReport.overwritten lists every replaced value, not only concurrent losers"))
+    @Test("a remote rename made after seeing the old name is not reported as a lost value")
     func causalRenameIsNotAConflict() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

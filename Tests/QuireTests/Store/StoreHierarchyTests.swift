@@ -50,9 +50,9 @@ struct StoreHierarchyTests {
             return (project, drafts, ready, one, two, three)
         }
         try store.write { tx in try tx.reorder(three, to: 0) }
-        #expect(store.read { tx in tx.children(of: drafts) } == [three, one, two])
+        #expect(try store.read { tx in tx.children(of: drafts) } == [three, one, two])
         try store.write { tx in try tx.reorder(three, to: 2) }
-        #expect(store.read { tx in tx.children(of: drafts) } == [one, two, three])
+        #expect(try store.read { tx in tx.children(of: drafts) } == [one, two, three])
         try store.write { tx in try tx.move(two, to: ready) }
         try store.write { tx in try tx.move(one, to: ready, at: 0) }
         try store.write { tx in try tx.move(drafts, to: ready, at: 1) }
@@ -60,7 +60,7 @@ struct StoreHierarchyTests {
 
         for reopening in [false, true] {
             let store = reopening ? try replicas.reopen(0) : replicas[0]
-            store.read { tx in
+            try store.read { tx in
                 #expect(tx.children(of: nil) == [project, ready])
                 #expect(tx.children(of: project) == [])
                 #expect(tx.children(of: ready) == [one, drafts, two])
@@ -206,20 +206,20 @@ struct StoreHierarchyTests {
         let (fromB, other) = try b.write { tx throws in
             (try tx.insert(Folder(name: "Chapter 1"), under: book), try tx.insert(File(name: "Chapter 2"), under: book))
         }
-        #expect(a.read { tx in tx.nameClashes(under: book) }.isEmpty)
+        #expect(try a.read { tx in tx.nameClashes(under: book) }.isEmpty)
 
         let reportA = try StoreSpec.send(b, to: a)
         let reportB = try StoreSpec.send(a, to: b)
-        let order = a.read { tx in tx.children(of: book) }
+        let order = try a.read { tx in tx.children(of: book) }
         #expect(Set(order) == [fromA, fromB, other])
-        #expect(b.read { tx in tx.children(of: book) } == order)
+        #expect(try b.read { tx in tx.children(of: book) } == order)
         let clashing = order.filter { $0 != other }
         for (report, store) in [(reportA, a), (reportB, b)] {
             #expect(report.nameClashes.count == 1)
             let clash = try #require(report.nameClashes.first)
             #expect(clash.parent == book && clash.name == "Chapter 1" && clash.records == clashing)
-            #expect(store.read { tx in tx.nameClashes(under: book) } == report.nameClashes)
-            #expect(store.read { tx in tx.nameClashes(under: nil) }.isEmpty)
+            #expect(try store.read { tx in tx.nameClashes(under: book) } == report.nameClashes)
+            #expect(try store.read { tx in tx.nameClashes(under: nil) }.isEmpty)
             #expect(try store.read { tx in try tx.record(Folder.self, fromA).name } == "Chapter 1")
             #expect(try store.read { tx in try tx.record(Folder.self, fromB).name } == "Chapter 1")
         }
@@ -227,7 +227,7 @@ struct StoreHierarchyTests {
         try a.write { tx in try tx.update(fromA, as: Folder.self) { $0.name = "Chapter 1 (A)" } }
         let resolved = try StoreSpec.send(a, to: b)
         #expect(resolved.nameClashes.isEmpty)
-        #expect(b.read { tx in tx.nameClashes(under: book) }.isEmpty)
+        #expect(try b.read { tx in tx.nameClashes(under: book) }.isEmpty)
     }
 
     @Test("a store reopened with its record types reports clashes that a merge brings")
@@ -247,6 +247,6 @@ struct StoreHierarchyTests {
         defer { try? reopened.close() }
         let report = try StoreSpec.send(a, to: reopened)
         #expect(report.nameClashes.map(\.name) == ["Chapter 1"])
-        #expect(reopened.read { tx in tx.nameClashes(under: book) }.map(\.records.count) == [2])
+        #expect(try reopened.read { tx in tx.nameClashes(under: book) }.map(\.records.count) == [2])
     }
 }

@@ -83,8 +83,7 @@ struct StoreMergeTests {
         try Self.expectRefusal([first, original], by: replicas, 1, mentioning: "two different changes")
     }
 
-    @Test("a different change under an ID already applied is refused, not taken for a duplicate",
-          .disabled("bug: apply() reports a change as alreadyKnown by its counter alone, so a cloned replica's divergent change is silently dropped"))
+    @Test("a different change under an ID already applied is refused, not taken for a duplicate")
     func sameIDAfterApplyRefused() throws {
         let replicas = try Replicas(2)
         defer { replicas.close() }

@@ -53,8 +53,7 @@ struct StoreObservationTests {
         }
     }
 
-    @Test("closing the store ends its event sequences",
-          .disabled("bug: Store.close() with a live events() stream crashes: 'Recursive call to lock Mutex'"))
+    @Test("closing the store ends its event sequences")
     func closeEndsStreams() async throws {
         let replicas = try Replicas(1)
         defer { replicas.close() }

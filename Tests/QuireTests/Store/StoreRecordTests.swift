@@ -172,8 +172,7 @@ struct StoreRecordTests {
         #expect(try StoreSpec.dump(a).records == StoreSpec.dump(b).records)
     }
 
-    @Test("a remote update made after seeing the old value is not reported as overwritten",
-          .disabled("bug: MergeReport.overwritten lists every value a causally later remote write replaces, not only concurrent losers"))
+    @Test("a remote update made after seeing the old value is not reported as overwritten")
     func causalUpdateIsNotAConflict() throws {
         let replicas = try Replicas(2)
         defer { replicas.close() }
