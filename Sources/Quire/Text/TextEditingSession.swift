@@ -29,7 +29,11 @@ import Synchronization
 ///
 /// ```swift
 /// let session = TextEditingSession(store: store, text: content, coalescing: .milliseconds(200))
-/// for character in "Hello" { try session.insert(String(character), at: try session.length) }
+/// var cursor = try session.length          // a read: commits what is buffered
+/// for character in "Hello" {
+///     try session.insert(String(character), at: cursor)   // buffered
+///     cursor += 1
+/// }
 /// try session.flush()                      // committed now, one change
 /// ```
 ///
@@ -133,7 +137,7 @@ public final class TextEditingSession: Sendable {
     /// Inserts `string` at `position`.
     ///
     /// ```swift
-    /// try session.insert("a", at: try session.length)            // typing at the end
+    /// try session.insert("a", at: cursor)                        // typing at the cursor
     /// try session.insert("é", at: range.location, unit: .utf16)  // from an NSRange
     /// ```
     ///
