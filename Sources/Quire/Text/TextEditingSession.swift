@@ -193,7 +193,7 @@ public final class TextEditingSession: Sendable {
             try state.withLock { state in
                 try prepare(&state)
                 try commitBuffer(&state)
-                return try store.read { tx in try tx.string(of: text) }
+                return try readString()
             }
         }
     }
@@ -212,7 +212,7 @@ public final class TextEditingSession: Sendable {
         try state.withLock { state in
             try prepare(&state)
             try commitBuffer(&state)
-            return try store.read { tx in try tx.length(of: text, unit: unit) }
+            return try readLength(in: unit)
         }
     }
 
@@ -254,7 +254,7 @@ public final class TextEditingSession: Sendable {
         try state.withLock { state in
             try prepare(&state)
             guard let coalescing else {
-                try store.write { tx in try edit.apply(tx, to: text) }
+                try write([edit])
                 return
             }
             state.buffer.append(edit)
@@ -299,27 +299,46 @@ public final class TextEditingSession: Sendable {
         state.generation &+= 1
         var failedIndex = edits.count
         do {
-            try store.write { tx in
-                failedIndex = edits.count  // the body may run again after a map resize
-                for (index, edit) in edits.enumerated() {
-                    do {
-                        try edit.apply(tx, to: text)
-                    } catch {
-                        failedIndex = index
-                        throw error
-                    }
-                }
-            }
+            try write(edits[...]) { failedIndex = $0 }
         } catch {
             // The edits before the failing one are valid on their own: keep them.
             guard failedIndex < edits.count else { throw error }
             let valid = edits[..<failedIndex]
-            if !valid.isEmpty {
-                try store.write { tx in
-                    for edit in valid { try edit.apply(tx, to: text) }
+            if !valid.isEmpty { try write(valid) }
+            throw AutosaveError.editsDropped(count: edits.count - failedIndex, reason: error)
+        }
+    }
+
+    /// The text as stored. Not optimised, as ``write(_:failing:)``.
+    @_optimize(none)
+    private func readString() throws -> String {
+        try store.read { tx in try tx.string(of: text) }
+    }
+
+    /// The text's stored length in `unit`s. Not optimised, as ``write(_:failing:)``.
+    @_optimize(none)
+    private func readLength(in unit: TextUnit) throws -> Int {
+        try store.read { tx in try tx.length(of: text, unit: unit) }
+    }
+
+    /// Applies `edits` in one write transaction: one change. `failing` learns the index of
+    /// an edit that throws (the body may run more than once, after a map resize).
+    ///
+    /// Not optimised: Swift 6.3.1's optimizer crashes specialising `Store.write` here
+    /// ("Cannot initialize a nonCopyable type with a guaranteed value", GenericSpecializer);
+    /// the unspecialised call costs nanoseconds next to a commit.
+    @discardableResult @_optimize(none)
+    private func write(_ edits: ArraySlice<Edit>, failing: (Int) -> Void = { _ in }) throws -> Int {
+        try store.write { tx -> Int in
+            for (index, edit) in zip(edits.indices, edits) {
+                do {
+                    try edit.apply(tx, to: text)
+                } catch {
+                    failing(index)
+                    throw error
                 }
             }
-            throw AutosaveError.editsDropped(count: edits.count - failedIndex, reason: error)
+            return edits.count
         }
     }
 }
