@@ -124,6 +124,14 @@ extension ReplicatedText {
                         else {
                             throw DecodingError.malformed("log entry content outside the agent's content", at: start)
                         }
+                        // The content is valid UTF-8 and the insertions tile it: each must
+                        // start on a character and hold exactly its characters.
+                        guard ascii ? utf8Count == length
+                            : utf8Count == 0 || content[Int(byteStart)] & 0xC0 != 0x80
+                                && UTF8Scan.scalarCount(of: content[Int(byteStart)..<Int(byteStart + utf8Count)]) == Int(length)
+                        else {
+                            throw DecodingError.malformed("log entry content is not its \(length) characters", at: start)
+                        }
                         contentEnd += utf8Count
                         log.append(.insert(InsertRecord(
                             counter: counter, length: Int(length), originLeft: originLeft, rightParent: rightParent,
@@ -139,6 +147,9 @@ extension ReplicatedText {
                             target: ItemRef(agent: Int32(targetAgent), counter: targetCounter), isBackward: flags & 2 != 0)))
                     }
                     previousEnd = counter + length
+                }
+                guard contentEnd == UInt64(content.count) else {
+                    throw DecodingError.malformed("the insertions of agent \(agent) do not cover its content", at: reader.offset)
                 }
                 guard previousEnd == counters[agent] else {
                     throw DecodingError.malformed("the log of agent \(agent) does not reach its counter", at: reader.offset)

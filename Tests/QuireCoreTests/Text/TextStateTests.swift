@@ -63,4 +63,13 @@ struct TextStateTests {
         }
         #expect(loadedCorrupt < 1_000, "\(loadedCorrupt) of 2,000 corrupted states loaded")
     }
+
+    /// Found by the `text-decoding` fuzz target: an insertion record claiming fewer UTF-8
+    /// bytes than its characters take loaded, and the next insertion then made a state
+    /// that did not load again. Insertions must now tile their agent's content exactly.
+    @Test("an insertion record whose UTF-8 length is not its characters' is refused (fuzz regression)")
+    func insertionContentMismatch() {
+        let state: [UInt8] = [1, 2, 9, 0, 0, 0, 0, 0, 0, 0, 13, 18, 72, 101, 108, 108, 111, 44, 32, 228, 184, 150, 231, 149, 140, 32, 240, 159, 152, 128, 2, 0, 0, 11, 0, 16, 1, 0, 2, 0, 2, 97, 0, 0, 0, 0, 0, 0, 0, 2, 2, 120, 121, 1, 20, 0, 2, 0, 0, 0, 1, 0, 2, 5, 0, 0, 0, 1, 0, 20, 1, 0, 2, 0, 0, 0, 0, 1, 2, 0, 1, 1, 1, 0, 8, 0, 2, 2, 9, 2, 2, 0, 4, 7, 4, 2]
+        #expect(throws: TextError.self) { _ = try ReplicatedText(replica: ReplicaID(9), state: state) }
+    }
 }
