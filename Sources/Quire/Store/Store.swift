@@ -108,7 +108,11 @@ public final class Store: Sendable {
     public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
         try state.withLock { state in
             guard !state.isClosed else { throw StoreError.closed }
-            return try body(StoreReader(state: state))
+            // Bound first, then lent: passing `StoreReader(state:)` straight to the generic
+            // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
+            // a nonCopyable type with a guaranteed value").
+            let reader = StoreReader(state: state)
+            return try body(reader)
         }
     }
 
@@ -127,7 +131,8 @@ public final class Store: Sendable {
             guard !state.isClosed else { throw StoreError.closed }
             state.beginSession()
             do {
-                let result = try body(StoreWriter(state: state))
+                let writer = StoreWriter(state: state)  // bound first, as in `read`
+                let result = try body(writer)
                 let event = try state.commitSession(origin: .local)
                 return (result, event)
             } catch {

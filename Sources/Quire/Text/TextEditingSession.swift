@@ -309,25 +309,19 @@ public final class TextEditingSession: Sendable {
         }
     }
 
-    /// The text as stored. Not optimised, as ``write(_:failing:)``.
-    @_optimize(none)
+    /// The text as stored.
     private func readString() throws -> String {
         try store.read { tx in try tx.string(of: text) }
     }
 
-    /// The text's stored length in `unit`s. Not optimised, as ``write(_:failing:)``.
-    @_optimize(none)
+    /// The text's stored length in `unit`s.
     private func readLength(in unit: TextUnit) throws -> Int {
         try store.read { tx in try tx.length(of: text, unit: unit) }
     }
 
     /// Applies `edits` in one write transaction: one change. `failing` learns the index of
     /// an edit that throws (the body may run more than once, after a map resize).
-    ///
-    /// Not optimised: Swift 6.3.1's optimizer crashes specialising `Store.write` here
-    /// ("Cannot initialize a nonCopyable type with a guaranteed value", GenericSpecializer);
-    /// the unspecialised call costs nanoseconds next to a commit.
-    @discardableResult @_optimize(none)
+    @discardableResult
     private func write(_ edits: ArraySlice<Edit>, failing: (Int) -> Void = { _ in }) throws -> Int {
         try store.write { tx -> Int in
             for (index, edit) in zip(edits.indices, edits) {
