@@ -12,7 +12,8 @@ import QuireCore
 ///            · operations: m, m × operation
 /// operation  kind byte, then
 ///   0 fields  record · type name · j, j × (field name · value)
-///   1 text    text · encoded text operations sharing the replica table (length-prefixed)
+///   1 text    text · encoded text operations sharing the replica table, counters from
+///             the change's first counter (length-prefixed)
 ///   2 tree    tree operation (see TreeOperation.encode)
 /// record     replica index · counter
 /// text       wire: record · field name; change log: the store's slot number for the text
@@ -85,7 +86,7 @@ extension Change {
             case .text(let text, let textOperations):
                 writer.write(byte: Kind.text)
                 writeText(text, index, &writer)
-                writer.write(lengthPrefixed: TextOperationCoding.encode(textOperations, sharing: table))
+                writer.write(lengthPrefixed: TextOperationCoding.encode(textOperations, sharing: table, counterBase: id.counter))
             case .tree(let move):
                 writer.write(byte: Kind.tree)
                 move.encode(into: &writer)
@@ -154,7 +155,7 @@ extension Change {
             case Kind.text:
                 let text = try readText(&reader, table)
                 let bytes = try reader.readLengthPrefixed("text operations", limit: reader.remaining)
-                operations.append(.text(text, try TextOperationCoding.decode(Array(bytes), sharing: table)))
+                operations.append(.text(text, try TextOperationCoding.decode(Array(bytes), sharing: table, counterBase: id.counter)))
             case Kind.tree:
                 operations.append(.tree(try TreeOperation.decode(from: &reader)))
             default:

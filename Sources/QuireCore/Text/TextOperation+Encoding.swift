@@ -69,31 +69,35 @@ public enum TextOperationCoding {
 
     /// Encodes `operations`.
     ///
-    /// - Parameter shared: A replica table the reader already has (a change's, say),
-    ///   holding every replica the operations name; the encoding then refers to it
-    ///   instead of carrying its own (an empty table in the header says so). `nil` to
-    ///   carry a table.
-    public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil) -> [UInt8] {
+    /// - Parameters:
+    ///   - shared: A replica table the reader already has (a change's, say), holding
+    ///     every replica the operations name. The encoding then has no header at all —
+    ///     no table, and the content as it is (the container compresses, if anything) —
+    ///   `nil` to carry a table.
+    ///   - counterBase: Where counters start from, as the reader will know it (a change's
+    ///     first counter, say): each replica's first counter is written relative to it.
+    public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0) -> [UInt8] {
         let replicas = shared ?? replicas(in: operations)
         var index: [ReplicaID: Int] = [:]
         for (position, replica) in replicas.enumerated() where index[replica] == nil { index[replica] = position }
         var content: [UInt8] = []
         for case .insert(let insertion) in operations { content.append(contentsOf: insertion.utf8) }
         var packed: [UInt8]?
-        if content.count >= deflateThreshold {
+        if shared == nil, content.count >= deflateThreshold {
             let deflated = Deflate.deflate(content)
             if deflated.count < content.count { packed = deflated }
         }
         var writer = ByteWriter()
-        let carried = shared == nil ? replicas : []
-        writer.write(varint: UInt64(carried.count) << 1 | (packed == nil ? 0 : Flag.deflatedContent))
-        for replica in carried {
-            writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
+        if shared == nil {
+            writer.write(varint: UInt64(replicas.count) << 1 | (packed == nil ? 0 : Flag.deflatedContent))
+            for replica in replicas {
+                writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
+            }
         }
         writer.write(varint: UInt64(operations.count))
         // Counters are written relative to where the replica's previous operation ended:
         // runs of one replica usually follow each other, so this is one byte.
-        var previousEnd = [UInt64](repeating: 0, count: replicas.count)
+        var previousEnd = [UInt64](repeating: counterBase, count: replicas.count)
         for operation in operations {
             let replica = operation.id.replica
             switch operation {
@@ -122,15 +126,14 @@ public enum TextOperationCoding {
         return writer.bytes
     }
 
-    /// Decodes operations encoded by ``encode(_:sharing:)``.
+    /// Decodes operations encoded by ``encode(_:sharing:counterBase:)``, with the same
+    /// shared table and counter base.
     ///
-    /// - Parameter shared: The replica table the encoder shared, if any; used when the
-    ///   encoding carries an empty table.
     /// - Throws: ``TextError/malformed(_:)`` naming the offset and the problem.
-    public static func decode(_ bytes: [UInt8], sharing shared: [ReplicaID]? = nil) throws(TextError) -> [TextOperation] {
+    public static func decode(_ bytes: [UInt8], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0) throws(TextError) -> [TextOperation] {
         var reader = ByteReader(bytes)
         do throws(DecodingError) {
-            let table = try reader.readVarint("replica table")
+            let table = shared == nil ? try reader.readVarint("replica table") : 0
             let replicaCount = Int(truncatingIfNeeded: table >> 1)
             guard table >> 1 <= 1 << 16, replicaCount * 8 <= reader.remaining else {
                 throw DecodingError.malformed("replica table of \(table >> 1) entries does not fit", at: 0)
@@ -142,7 +145,7 @@ public enum TextOperationCoding {
                 let raw = try reader.readBytes(8, "replica ID")
                 replicas.append(ReplicaID(raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }))
             }
-            if replicaCount == 0, let shared { replicas = shared }
+            if let shared { replicas = shared }
             let count = try reader.readCount("operations", limit: maximumRunLength, minimumElementSize: 4)
             var operations: [TextOperation] = []
             operations.reserveCapacity(count)
@@ -157,7 +160,7 @@ public enum TextOperationCoding {
             func replica(_ what: String) throws(DecodingError) -> ReplicaID {
                 replicas[try replicaIndex(what)]
             }
-            var previousEnd = [UInt64](repeating: 0, count: replicas.count)
+            var previousEnd = [UInt64](repeating: counterBase, count: replicas.count)
             var byteCounts: [Int] = []
             var contentLength = 0
             func reference(kind: UInt8, from id: OperationID, _ what: String) throws(DecodingError) -> OperationID? {
