@@ -12,7 +12,7 @@
 /// reference  flag kind 0 none, 1 same agent (distance back), 2 agent · counter
 /// ```
 extension ReplicatedText {
-    private static let stateFormat: UInt8 = 1
+    fileprivate static let stateFormat: UInt8 = 1
 
     /// Encodes the whole state. O(n) in runs and log entries.
     public func encodedState() -> [UInt8] {
@@ -65,240 +65,20 @@ extension ReplicatedText {
 
     /// Loads a text from ``encodedState()``, to be edited as `replica`.
     ///
+    /// The whole state is checked here, the replicas' logs included; the logs are then
+    /// kept as encoded and decoded only when first used (an edit, a merge, a request for
+    /// operations, a save), so a text loaded to be read never pays for its history.
+    ///
     /// - Throws: ``TextError/malformed(_:)`` when the bytes are not a valid state.
     /// - Complexity: O(n) in runs, log entries and characters; no history is replayed.
     public convenience init(replica: ReplicaID, state: [UInt8]) throws(TextError) {
-        var reader = ByteReader(state)
-        var replicas: [ReplicaID] = []
-        var contents: [[UInt8]] = []
-        var counters: [UInt64] = []
-        var logs: [[LogEntry]] = []
-        var runs: [TextRun] = []
-        var asciiAgents: [Bool] = []
-        var seenReplicas: Set<ReplicaID> = []
+        let loaded: LoadedState
         do throws(DecodingError) {
-            let format = try reader.readByte("format")
-            guard format == Self.stateFormat else {
-                throw DecodingError.malformed("unsupported text state format \(format)", at: 0)
-            }
-            let agentCount = try reader.readCount("agents", limit: 1 << 16, minimumElementSize: 11)
-            for agent in 0..<agentCount {
-                let idStart = reader.offset
-                let raw = try reader.readBytes(8, "replica ID")
-                let replicaID = ReplicaID(raw.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
-                guard seenReplicas.insert(replicaID).inserted else {
-                    throw DecodingError.malformed("replica \(replicaID) appears twice", at: idStart)
-                }
-                replicas.append(replicaID)
-                counters.append(try reader.readVarint("next counter"))
-                let contentStart = reader.offset
-                let content = Array(try reader.readLengthPrefixed("content", limit: Int(Int32.max)))
-                let ascii = UTF8Scan.isASCII(content)
-                guard ascii || String(validating: content, as: UTF8.self) != nil else {
-                    throw DecodingError.malformed("content of agent \(agent) is not UTF-8", at: contentStart)
-                }
-                contents.append(content)
-                asciiAgents.append(ascii)
-                let entryCount = try reader.readCount("log entries", limit: 1 << 32, minimumElementSize: 3)
-                var log: [LogEntry] = []
-                log.reserveCapacity(entryCount)
-                var previousEnd: UInt64 = 0
-                var contentEnd: UInt64 = 0  // an agent's content is its insertions' UTF-8, in counter order
-                for _ in 0..<entryCount {
-                    let start = reader.offset
-                    let flags = try reader.readByte("entry flags")
-                    let gap = try reader.readVarint("entry counter")
-                    guard gap == 0 else { throw DecodingError.malformed("log entries of agent \(agent) are not contiguous", at: start) }
-                    let counter = previousEnd
-                    let length = try reader.readVarint("entry length")
-                    guard length >= 1, length <= UInt64(TextOperationCoding.maximumRunLength),
-                        counter <= counters[agent], length <= counters[agent] - counter
-                    else { throw DecodingError.malformed("log entry outside the agent's counters", at: start) }
-                    if flags & 1 == 0 {
-                        let originLeft = try Self.readReference(kind: (flags >> 1) & 3, agent: agent, from: counter, agents: agentCount, &reader)
-                        let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
-                        let byteStart = try reader.readVarint("content offset")
-                        let utf8Count = try reader.readVarint("content length")
-                        guard byteStart == contentEnd, utf8Count <= UInt64(content.count) - byteStart,
-                            length <= utf8Count
-                        else {
-                            throw DecodingError.malformed("log entry content outside the agent's content", at: start)
-                        }
-                        // The content is valid UTF-8 and the insertions tile it: each must
-                        // start on a character and hold exactly its characters.
-                        guard ascii ? utf8Count == length
-                            : utf8Count == 0 || content[Int(byteStart)] & 0xC0 != 0x80
-                                && UTF8Scan.scalarCount(of: content[Int(byteStart)..<Int(byteStart + utf8Count)]) == Int(length)
-                        else {
-                            throw DecodingError.malformed("log entry content is not its \(length) characters", at: start)
-                        }
-                        contentEnd += utf8Count
-                        log.append(.insert(InsertRecord(
-                            counter: counter, length: Int(length), originLeft: originLeft, rightParent: rightParent,
-                            byteStart: Int(byteStart), utf8Count: Int(utf8Count))))
-                    } else {
-                        let targetAgent = try reader.readVarint("target agent")
-                        let targetCounter = try reader.readVarint("target counter")
-                        guard targetAgent < UInt64(agentCount) else {
-                            throw DecodingError.malformed("deletion target agent \(targetAgent) unknown", at: start)
-                        }
-                        log.append(.delete(DeleteRecord(
-                            counter: counter, length: Int(length),
-                            target: ItemRef(agent: Int32(targetAgent), counter: targetCounter), isBackward: flags & 2 != 0)))
-                    }
-                    previousEnd = counter + length
-                }
-                guard contentEnd == UInt64(content.count) else {
-                    throw DecodingError.malformed("the insertions of agent \(agent) do not cover its content", at: reader.offset)
-                }
-                guard previousEnd == counters[agent] else {
-                    throw DecodingError.malformed("the log of agent \(agent) does not reach its counter", at: reader.offset)
-                }
-                logs.append(log)
-            }
-            // Bound every counter by the characters the state holds before anything is sized
-            // by counters: a replica deletes each character at most once, so its deletions
-            // never outnumber all insertions, and its counters stay below twice the content.
-            var insertedTotal: UInt64 = 0
-            for log in logs {
-                for case .insert(let record) in log { insertedTotal += UInt64(record.length) }
-            }
-            for (agent, log) in logs.enumerated() {
-                var deleted: UInt64 = 0
-                for case .delete(let record) in log { deleted += UInt64(record.length) }
-                guard deleted <= insertedTotal else {
-                    throw DecodingError.malformed("agent \(agent) deletes more characters than were ever inserted", at: reader.offset)
-                }
-            }
-            // Which counters are insertions, per agent: a bit each (the counters are bounded
-            // above), against which every reference and every run is checked.
-            var insertions = counters.map { CounterSet(count: $0) }
-            // The ID index, agent → counter → leaf, up to the agent's last insertion.
-            var index: [[Int32]] = []
-            for (agent, log) in logs.enumerated() {
-                var end: UInt64 = 0
-                for case .insert(let record) in log {
-                    insertions[agent].insert(record.counter, count: record.length)
-                    end = record.counter + UInt64(record.length)
-                }
-                index.append([Int32](repeating: -1, count: Int(end)))
-            }
-            try Self.validateLogs(logs, insertions: insertions)
-            // Runs claim their items here: each inserted item exactly once.
-            var unclaimed = insertions
-            let runCount = try reader.readCount("runs", limit: 1 << 32, minimumElementSize: 5)
-            // Runs are decoded straight into the tree's leaf layout.
-            let perLeaf = RunTree.bulkRunsPerLeaf
-            runs.reserveCapacity((runCount / perLeaf + 1) * RunTree.leafCapacity)
-            var decoded = 0
-            var placed = 0
-            var leafCounts: [TextCounts] = []
-            leafCounts.reserveCapacity(runCount / perLeaf + 1)
-            var counts = TextCounts()
-            for _ in 0..<runCount {
-                let start = reader.offset
-                let flags = try reader.readByte("run flags")
-                let agentValue = try reader.readVarint("run agent")
-                guard agentValue < UInt64(agentCount) else {
-                    throw DecodingError.malformed("run agent \(agentValue) unknown", at: start)
-                }
-                let agent = Int(agentValue)
-                let counter = try reader.readVarint("run counter")
-                let length = try reader.readVarint("run length")
-                let byteStart = try reader.readVarint("run content offset")
-                guard length >= 1, length <= UInt64(TextOperationCoding.maximumRunLength),
-                    counter <= counters[agent], length <= counters[agent] - counter,
-                    byteStart <= UInt64(contents[agent].count)
-                else { throw DecodingError.malformed("run outside the agent's counters or content", at: start) }
-                let originLeft = try Self.readReference(kind: (flags >> 1) & 3, agent: agent, from: counter, agents: agentCount, &reader)
-                let rightParent = try Self.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount, &reader)
-                guard unclaimed[agent].remove(counter, count: Int(length)) else {
-                    throw DecodingError.malformed("a run holds characters that are not insertions, or that another run holds", at: start)
-                }
-                guard originLeft.isNone || insertions[Int(originLeft.agent)].contains(originLeft.counter),
-                    rightParent.isNone || insertions[Int(rightParent.agent)].contains(rightParent.counter)
-                else { throw DecodingError.malformed("a run refers to a character that does not exist", at: start) }
-                // Measure the run's characters in the content, checking they are there
-                // (ASCII content: one byte, one UTF-16 unit per character).
-                let (byte, utf16) = asciiAgents[agent]
-                    ? (Int(byteStart) + Int(length), Int(length))
-                    : contents[agent].withUnsafeBufferPointer { content -> (Int, Int) in
-                    var byte = Int(byteStart)
-                    var utf16 = 0
-                    for _ in 0..<length {
-                        guard byte < content.count else { return (Int.max, 0) }
-                        let width = UTF8Scan.sequenceLength(leading: content[byte])
-                        utf16 += width == 4 ? 2 : 1
-                        byte += width
-                    }
-                    return (byte, utf16)
-                }
-                guard byte <= contents[agent].count else {
-                    throw DecodingError.malformed("run content runs past the agent's content", at: start)
-                }
-                placed += Int(length)
-                let leaf = Int32(decoded / perLeaf)
-                index[agent].withUnsafeMutableBufferPointer { table in
-                    UnsafeMutableBufferPointer(rebasing: table[Int(counter)..<Int(counter + length)]).update(repeating: leaf)
-                }
-                let run = TextRun(
-                    agent: Int32(agent), isDeleted: flags & 1 != 0, counter: counter, length: Int(length),
-                    utf16Count: utf16, utf8Count: byte - Int(byteStart), byteStart: Int(byteStart),
-                    originLeft: originLeft, rightParent: rightParent)
-                runs.append(run)
-                counts += run.counts
-                decoded += 1
-                if decoded % perLeaf == 0 {
-                    runs.append(contentsOf: repeatElement(RunTree.emptyRun, count: RunTree.leafCapacity - perLeaf))
-                    leafCounts.append(counts)
-                    counts = TextCounts()
-                }
-            }
-            guard reader.isAtEnd else {
-                throw DecodingError.malformed("\(reader.remaining) unexpected trailing bytes", at: reader.offset)
-            }
-            let partial = decoded % perLeaf
-            if partial > 0 {
-                runs.append(contentsOf: repeatElement(RunTree.emptyRun, count: RunTree.leafCapacity - partial))
-                leafCounts.append(counts)
-            }
-            // Every run's items are distinct insertions (claimed once each): if as many are
-            // placed as were inserted, the runs hold every insertion exactly once.
-            let inserted = insertions.reduce(0) { $0 + $1.count }
-            guard placed == inserted else {
-                throw DecodingError.malformed("the runs hold \(placed) characters, the logs inserted \(inserted)", at: reader.offset)
-            }
-            let tree = RunTree.bulkLoaded(
-                slots: runs, runCount: decoded, leafCounts: leafCounts, index: index, replicas: replicas, content: contents)
-            self.init(replica: replica, tree: tree, logs: logs, counters: counters)
+            loaded = try state.withUnsafeBufferPointer { bytes throws(DecodingError) in try LoadedState(decoding: bytes) }
         } catch {
             throw TextError.malformed(error)
         }
-    }
-
-    /// Checks that every reference in the logs names an inserted character: insertions'
-    /// origins and both ends of every deletion's targets. O(log entries).
-    private static func validateLogs(_ logs: [[LogEntry]], insertions: [CounterSet]) throws(DecodingError) {
-        for log in logs {
-            for entry in log {
-                switch entry {
-                case .insert(let record):
-                    guard record.originLeft.isNone || insertions[Int(record.originLeft.agent)].contains(record.originLeft.counter),
-                        record.rightParent.isNone || insertions[Int(record.rightParent.agent)].contains(record.rightParent.counter)
-                    else { throw DecodingError.malformed("an insertion refers to a character that does not exist", at: 0) }
-                case .delete(let record):
-                    let span = UInt64(record.length - 1)
-                    guard !record.isBackward || record.target.counter >= span else {
-                        throw DecodingError.malformed("a backward deletion runs before counter 0", at: 0)
-                    }
-                    let first = record.isBackward ? record.target.counter - span : record.target.counter
-                    let targets = insertions[Int(record.target.agent)]
-                    guard first <= UInt64.max - span, targets.contains(first), targets.contains(first + span) else {
-                        throw DecodingError.malformed("a deletion targets a character that does not exist", at: 0)
-                    }
-                }
-            }
-        }
+        self.init(replica: replica, tree: loaded.tree, encodedLogs: loaded.logs, counters: loaded.counters)
     }
 
     private static func kind(_ ref: ItemRef, agent: Int) -> UInt8 {
@@ -314,67 +94,330 @@ extension ReplicatedText {
             writer.write(varint: ref.counter)
         }
     }
+}
 
-    @inline(__always)
-    private static func readReference(
-        kind: UInt8, agent: Int, from counter: UInt64, agents: Int, _ reader: inout ByteReader
-    ) throws(DecodingError) -> ItemRef {
-        switch kind {
-        case 0: return .none
-        case 1:
-            let distance = try reader.readSignedVarint("reference")
-            return ItemRef(agent: Int32(agent), counter: UInt64(bitPattern: Int64(bitPattern: counter) &- distance))
-        case 2:
-            let start = reader.offset
-            let other = try reader.readVarint("reference agent")
-            guard other < UInt64(agents) else { throw DecodingError.malformed("reference agent \(other) unknown", at: start) }
-            return ItemRef(agent: Int32(other), counter: try reader.readVarint("reference counter"))
-        default:
-            throw DecodingError.malformed("reference kind \(kind)", at: reader.offset)
+/// A state decoded and validated: the run tree built, the logs checked and kept encoded.
+private struct LoadedState {
+    var tree: RunTree
+    var logs: EncodedLogs
+    var counters: [UInt64]
+
+    /// One agent's section of the state, as offsets into its bytes.
+    private struct Agent {
+        /// Its next counter: every log entry and run lies below it.
+        var counter: UInt64
+        var content: Range<Int>
+        var isASCII: Bool
+        var log: Range<Int>
+        var entries: Int
+        /// The counter after its last insertion: how far its ID index reaches.
+        var insertionEnd: UInt64
+        /// The characters its deletions remove.
+        var deleted: UInt64
+    }
+
+    /// A reference in a log that names a later agent's character, or one its own log
+    /// inserts further on: checked once every log has been read.
+    private struct LaterReference {
+        var item: ItemRef
+        var offset: Int
+        var isDeletion: Bool
+    }
+
+    init(decoding bytes: UnsafeBufferPointer<UInt8>) throws(DecodingError) {
+        var reader = UnsafeByteReader(bytes)
+        let format = try reader.readByte("format")
+        guard format == ReplicatedText.stateFormat else {
+            throw DecodingError.malformed("unsupported text state format \(format)", at: 0)
         }
+        let agentCount = try reader.readCount("agents", limit: 1 << 16, minimumElementSize: 11)
+        var replicas: [ReplicaID] = []
+        var contents: [[UInt8]] = []
+        var agents: [Agent] = []
+        replicas.reserveCapacity(agentCount)
+        contents.reserveCapacity(agentCount)
+        agents.reserveCapacity(agentCount)
+        var seenReplicas: Set<ReplicaID> = []
+        // Which counters are insertions, a bit per counter, filled as the logs are read;
+        // every reference and every run is checked against it.
+        var insertions = InsertionSet(agents: agentCount)
+        var later: [LaterReference] = []
+        var insertedTotal: UInt64 = 0
+
+        // Checks that `item`, referred to at `offset` by the log of `agent` whose entries
+        // so far end at `known`, is an insertion, or defers the check if that log or its
+        // agent's lies ahead.
+        func requireInsertion(_ item: ItemRef, agent: Int, known: UInt64, at offset: Int, isDeletion: Bool) throws(DecodingError) {
+            if item.isNone { return }
+            if Int(item.agent) < agent || Int(item.agent) == agent && item.counter < known {
+                guard insertions.contains(item) else { throw Self.missing(isDeletion: isDeletion, at: offset) }
+            } else {
+                later.append(LaterReference(item: item, offset: offset, isDeletion: isDeletion))
+            }
+        }
+
+        for agent in 0..<agentCount {
+            let idStart = reader.offset
+            let idBytes = try reader.readBytes(8, "replica ID")
+            let replicaID = ReplicaID(UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + idBytes.lowerBound)
+                .loadUnaligned(as: UInt64.self)))
+            guard agentCount <= 8 ? !replicas.contains(replicaID) : seenReplicas.insert(replicaID).inserted else {
+                throw DecodingError.malformed("replica \(replicaID) appears twice", at: idStart)
+            }
+            replicas.append(replicaID)
+            let counter = try reader.readVarint("next counter")
+            let contentStart = reader.offset
+            let contentRange = try reader.readLengthPrefixed("content", limit: Int(Int32.max))
+            let content = UnsafeBufferPointer(rebasing: bytes[contentRange])
+            let ascii = UTF8Scan.isASCII(content)
+            guard ascii || String(validating: content, as: UTF8.self) != nil else {
+                throw DecodingError.malformed("content of agent \(agent) is not UTF-8", at: contentStart)
+            }
+            contents.append(Array(content))
+            let entryCount = try reader.readCount("log entries", limit: 1 << 32, minimumElementSize: 3)
+            let logStart = reader.offset
+            insertions.beginAgent()
+            var scanner = LogScanner(agent: agent, agents: agentCount, counterLimit: counter, content: content, isASCII: ascii)
+            var deleted: UInt64 = 0
+            var insertionEnd: UInt64 = 0
+            for _ in 0..<entryCount {
+                let start = reader.offset
+                let known = scanner.counter  // every insertion of this agent below it is in `insertions`
+                switch try scanner.next(&reader) {
+                case .insert(let record):
+                    try requireInsertion(record.originLeft, agent: agent, known: known, at: start, isDeletion: false)
+                    try requireInsertion(record.rightParent, agent: agent, known: known, at: start, isDeletion: false)
+                    insertions.append(record.counter, count: record.length)
+                    insertionEnd = record.counter + UInt64(record.length)
+                    insertedTotal += UInt64(record.length)
+                case .delete(let record):
+                    // A replica deletes each character at most once, so its deletions never
+                    // outnumber all insertions, which the state's bytes bound: checked here
+                    // too so that counters (and the sets sized by them) stay bounded.
+                    deleted += UInt64(record.length)
+                    guard deleted <= UInt64(bytes.count) else { throw Self.overdeleted(agent, at: start) }
+                    let span = UInt64(record.length - 1)
+                    guard !record.isBackward || record.target.counter >= span else {
+                        throw DecodingError.malformed("a backward deletion runs before counter 0", at: start)
+                    }
+                    let first = record.isBackward ? record.target.counter - span : record.target.counter
+                    guard first <= UInt64.max - span else { throw Self.missing(isDeletion: true, at: start) }
+                    // Both ends: the targets between them are insertions too, or the deletion
+                    // could not have been logged as one record.
+                    try requireInsertion(ItemRef(agent: record.target.agent, counter: first), agent: agent, known: known, at: start, isDeletion: true)
+                    try requireInsertion(ItemRef(agent: record.target.agent, counter: first + span), agent: agent, known: known, at: start, isDeletion: true)
+                }
+            }
+            guard scanner.contentEnd == UInt64(content.count) else {
+                throw DecodingError.malformed("the insertions of agent \(agent) do not cover its content", at: reader.offset)
+            }
+            guard scanner.counter == counter else {
+                throw DecodingError.malformed("the log of agent \(agent) does not reach its counter", at: reader.offset)
+            }
+            agents.append(Agent(
+                counter: counter, content: contentRange, isASCII: ascii, log: logStart..<reader.offset, entries: entryCount,
+                insertionEnd: insertionEnd, deleted: deleted))
+        }
+        // Every counter is now bounded by the characters the state holds.
+        for (agent, info) in agents.enumerated() where info.deleted > insertedTotal {
+            throw Self.overdeleted(agent, at: info.log.upperBound)
+        }
+        for reference in later where !insertions.contains(reference.item) {
+            throw Self.missing(isDeletion: reference.isDeletion, at: reference.offset)
+        }
+
+        // The runs, decoded straight into the tree's leaf layout, filling the ID index
+        // (agent → counter → leaf, up to the agent's last insertion) and each leaf's totals
+        // on the way; each claims its items from `unclaimed`, so no two hold the same one.
+        var index = agents.map { [Int32](repeating: -1, count: Int($0.insertionEnd)) }
+        var unclaimed = insertions
+        let runCount = try reader.readCount("runs", limit: 1 << 32, minimumElementSize: 5)
+        let perLeaf = RunTree.bulkRunsPerLeaf
+        let leafCapacity = RunTree.leafCapacity
+        let leafCount = (runCount + perLeaf - 1) / perLeaf
+        var leafCounts: [TextCounts] = []
+        leafCounts.reserveCapacity(leafCount)
+        var placed = 0
+        let slots = try [TextRun](unsafeUninitializedCapacity: leafCount * leafCapacity) { slots, initialized throws(DecodingError) in
+            try index.withUnsafeMutableBufferPointer { index throws(DecodingError) in
+                try agents.withUnsafeBufferPointer { agents throws(DecodingError) in
+                    let base = bytes.baseAddress.unsafelyUnwrapped
+                    let slot = slots.baseAddress.unsafelyUnwrapped
+                    var counts = TextCounts()
+                    var inLeaf = 0
+                    var leaf: Int32 = 0
+                    for _ in 0..<runCount {
+                        let start = reader.offset
+                        let flags = try reader.readByte("run flags")
+                        let agentValue = try reader.readVarint("run agent")
+                        guard agentValue < UInt64(agentCount) else {
+                            throw DecodingError.malformed("run agent \(agentValue) unknown", at: start)
+                        }
+                        let agent = Int(agentValue)
+                        let info = agents[agent]
+                        let counter = try reader.readVarint("run counter")
+                        let length = try reader.readVarint("run length")
+                        let byteStart = try reader.readVarint("run content offset")
+                        guard length >= 1, length <= UInt64(TextOperationCoding.maximumRunLength),
+                            counter <= info.counter, length <= info.counter - counter,
+                            byteStart <= UInt64(info.content.count)
+                        else { throw DecodingError.malformed("run outside the agent's counters or content", at: start) }
+                        let originLeft = try reader.readReference(kind: (flags >> 1) & 3, agent: agent, from: counter, agents: agentCount)
+                        let rightParent = try reader.readReference(kind: (flags >> 3) & 3, agent: agent, from: counter, agents: agentCount)
+                        guard unclaimed.remove(agent: agent, counter, count: Int(length)) else {
+                            throw DecodingError.malformed("a run holds characters that are not insertions, or that another run holds", at: start)
+                        }
+                        guard insertions.contains(originLeft) || originLeft.isNone,
+                            insertions.contains(rightParent) || rightParent.isNone
+                        else { throw DecodingError.malformed("a run refers to a character that does not exist", at: start) }
+                        // Measure the run's characters in the content, checking they are there
+                        // (ASCII content: one byte, one UTF-16 unit per character).
+                        var byte = Int(byteStart)
+                        var utf16 = Int(length)
+                        if info.isASCII {
+                            byte += Int(length)
+                        } else {
+                            let content = base + info.content.lowerBound
+                            let contentCount = info.content.count
+                            utf16 = 0
+                            for _ in 0..<length {
+                                guard byte < contentCount else {
+                                    throw DecodingError.malformed("run content runs past the agent's content", at: start)
+                                }
+                                let width = UTF8Scan.sequenceLength(leading: content[byte])
+                                utf16 += width == 4 ? 2 : 1
+                                byte += width
+                            }
+                        }
+                        guard byte <= info.content.count else {
+                            throw DecodingError.malformed("run content runs past the agent's content", at: start)
+                        }
+                        placed += Int(length)
+                        // Claimed above: every counter of the run is an insertion, so below
+                        // the agent's last insertion and inside its index.
+                        index[agent].withUnsafeMutableBufferPointer { table in
+                            (table.baseAddress.unsafelyUnwrapped + Int(counter)).update(repeating: leaf, count: Int(length))
+                        }
+                        let run = TextRun(
+                            agent: Int32(agent), isDeleted: flags & 1 != 0, counter: counter, length: Int(length),
+                            utf16Count: utf16, utf8Count: byte - Int(byteStart), byteStart: Int(byteStart),
+                            originLeft: originLeft, rightParent: rightParent)
+                        (slot + initialized).initialize(to: run)
+                        initialized += 1
+                        counts += run.counts
+                        inLeaf += 1
+                        if inLeaf == perLeaf {
+                            (slot + initialized).initialize(repeating: RunTree.emptyRun, count: leafCapacity - perLeaf)
+                            initialized += leafCapacity - perLeaf
+                            leafCounts.append(counts)
+                            counts = TextCounts()
+                            inLeaf = 0
+                            leaf += 1
+                        }
+                    }
+                    if inLeaf > 0 {
+                        (slot + initialized).initialize(repeating: RunTree.emptyRun, count: leafCapacity - inLeaf)
+                        initialized += leafCapacity - inLeaf
+                        leafCounts.append(counts)
+                    }
+                }
+            }
+        }
+        guard reader.isAtEnd else {
+            throw DecodingError.malformed("\(reader.remaining) unexpected trailing bytes", at: reader.offset)
+        }
+        // Every run's items are distinct insertions (claimed once each): if as many are
+        // placed as were inserted, the runs hold every insertion exactly once.
+        guard placed == insertions.count else {
+            throw DecodingError.malformed("the runs hold \(placed) characters, the logs inserted \(insertions.count)", at: reader.offset)
+        }
+
+        // The logs, checked above, stay encoded: their bytes, one agent after another.
+        let logBytes = agents.reduce(0) { $0 + $1.log.count }
+        var logStarts: [(start: Int, entries: Int)] = []
+        logStarts.reserveCapacity(agentCount)
+        let encoded = [UInt8](unsafeUninitializedCapacity: logBytes) { buffer, initialized in
+            for agent in agents {
+                logStarts.append((initialized, agent.entries))
+                let source = UnsafeBufferPointer(rebasing: bytes[agent.log])
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[initialized...]).initialize(fromContentsOf: source)
+                initialized += source.count
+            }
+        }
+        tree = RunTree.bulkLoaded(
+            slots: slots, runCount: runCount, leafCounts: leafCounts, index: index, replicas: replicas, content: contents)
+        logs = EncodedLogs(bytes: encoded, agents: logStarts)
+        counters = agents.map(\.counter)
+    }
+
+    private static func missing(isDeletion: Bool, at offset: Int) -> DecodingError {
+        isDeletion
+            ? DecodingError.malformed("a deletion targets a character that does not exist", at: offset)
+            : DecodingError.malformed("an insertion refers to a character that does not exist", at: offset)
+    }
+
+    private static func overdeleted(_ agent: Int, at offset: Int) -> DecodingError {
+        DecodingError.malformed("agent \(agent) deletes more characters than were ever inserted", at: offset)
     }
 }
 
-/// A set of one agent's counters, a bit each, for validating a loaded state.
-private struct CounterSet {
-    private var words: [UInt64]
-    private let limit: UInt64
+/// Every agent's counters that are insertions, a bit each, for validating a loaded state.
+/// Built agent by agent, in counter order, as the logs are read; agent `a`'s words follow
+/// agent `a − 1`'s in one buffer.
+private struct InsertionSet {
+    private var words: [UInt64] = []
+    /// Agent → its first word and the counter its insertions end before.
+    private var agents: [(base: Int, limit: UInt64)] = []
     /// The number of counters in the set.
     private(set) var count = 0
 
-    /// An empty set for counters below `count` (the caller has bounded it).
-    init(count: UInt64) {
-        limit = count
-        words = [UInt64](repeating: 0, count: Int((count + 63) / 64))
+    init(agents: Int) {
+        self.agents.reserveCapacity(agents)
     }
 
+    /// Whether `item` is in the set: false for none and for agents not yet added.
     @inline(__always)
-    func contains(_ counter: UInt64) -> Bool {
-        counter < limit && words[Int(counter >> 6)] & (1 << (counter & 63)) != 0
+    func contains(_ item: ItemRef) -> Bool {
+        guard item.agent >= 0, Int(item.agent) < agents.count else { return false }
+        let agent = agents[Int(item.agent)]
+        return item.counter < agent.limit && words[agent.base + Int(item.counter >> 6)] & (1 << (item.counter & 63)) != 0
     }
 
-    /// Adds the `length` counters from `first`, which are below the limit.
-    mutating func insert(_ first: UInt64, count length: Int) {
-        guard length > 0 else { return }
-        let (start, end, head, tail) = Self.span(first, length)
+    /// Starts the next agent's counters.
+    mutating func beginAgent() {
+        agents.append((words.count, 0))
+    }
+
+    /// Adds the `length > 0` counters from `first` to the last agent begun, which holds
+    /// none from `first` on; the caller has bounded `first`.
+    mutating func append(_ first: UInt64, count length: Int) {
+        let end = first + UInt64(length)
+        let base = agents[agents.count - 1].base
+        let needed = base + Int((end + 63) >> 6)
+        if words.count < needed { words.append(contentsOf: repeatElement(0, count: needed - words.count)) }
+        agents[agents.count - 1].limit = end
+        let (start, last, head, tail) = Self.span(first, length)
         words.withUnsafeMutableBufferPointer { words in
-            if start == end {
-                words[start] |= head & tail
+            if start == last {
+                words[base + start] |= head & tail
                 return
             }
-            words[start] |= head
-            for index in start + 1..<end { words[index] = .max }
-            words[end] |= tail
+            words[base + start] |= head
+            for index in start + 1..<last { words[base + index] = .max }
+            words[base + last] |= tail
         }
         count += length
     }
 
-    /// Removes the `length` counters from `first` if all of them are in the set; returns
-    /// whether they were (and removes nothing if not).
-    mutating func remove(_ first: UInt64, count length: Int) -> Bool {
+    /// Removes `agent`'s `length` counters from `first` if all of them are in the set;
+    /// returns whether they were (and removes nothing if not).
+    @inline(__always)
+    mutating func remove(agent: Int, _ first: UInt64, count length: Int) -> Bool {
+        let (base, limit) = agents[agent]
         guard length > 0, first < limit, UInt64(length) <= limit - first else { return false }
         let (start, end, head, tail) = Self.span(first, length)
         let removed = words.withUnsafeMutableBufferPointer { words -> Bool in
+            let words = UnsafeMutableBufferPointer(rebasing: words[base...])
             if start == end {
                 let mask = head & tail
                 guard words[start] & mask == mask else { return false }

@@ -27,8 +27,11 @@ public final class ReplicatedText {
     @exclusivity(unchecked) var tree = RunTree()
     /// This replica's agent number in `tree`.
     let localAgent: Int32
-    /// Agent → its operations in counter order, runs merged.
-    @exclusivity(unchecked) var logs: [[LogEntry]] = []
+    /// Agent → its operations in counter order, runs merged, once decoded: reach it only
+    /// through ``logs``.
+    @exclusivity(unchecked) private var decodedLogs: [[LogEntry]] = []
+    /// A loaded state's logs, validated but not yet decoded (nil once decoded).
+    private var encodedLogs: EncodedLogs?
     /// Agent → the next counter expected (the number of its operations integrated).
     @exclusivity(unchecked) var nextCounter: [UInt64] = []
     /// Remote operations waiting for their dependencies, per replica.
@@ -42,17 +45,42 @@ public final class ReplicatedText {
         nextCounter = [0]
     }
 
-    /// A text assembled from decoded state; the caller has validated the parts.
-    init(replica: ReplicaID, tree: RunTree, logs: [[LogEntry]], counters: [UInt64]) {
+    /// A text assembled from a loaded state; the caller has validated the parts, the logs
+    /// included, which are decoded when first used.
+    init(replica: ReplicaID, tree: RunTree, encodedLogs: EncodedLogs, counters: [UInt64]) {
         self.replica = replica
         self.tree = tree
-        self.logs = logs
+        self.encodedLogs = encodedLogs
         self.nextCounter = counters
         self.localAgent = self.tree.agent(for: replica)
-        while self.logs.count <= Int(localAgent) {
-            self.logs.append([])
+        while self.nextCounter.count <= Int(localAgent) {
             self.nextCounter.append(0)
         }
+    }
+
+    /// Agent → its operations in counter order, runs merged. Every use of the logs goes
+    /// through here, so none sees a loaded state's logs before they are decoded.
+    var logs: [[LogEntry]] {
+        _read {
+            if encodedLogs != nil { decodeLogs() }
+            yield decodedLogs
+        }
+        _modify {
+            if encodedLogs != nil { decodeLogs() }
+            yield &decodedLogs
+        }
+    }
+
+    /// Whether the logs are still as the loaded state encoded them (for tests).
+    var logsAreEncoded: Bool { encodedLogs != nil }
+
+    /// Decodes a loaded state's logs, with an empty log for each agent added since.
+    @inline(never)
+    private func decodeLogs() {
+        guard let encoded = encodedLogs else { return }
+        decodedLogs = encoded.decoded(contents: tree.content)
+        while decodedLogs.count < nextCounter.count { decodedLogs.append([]) }
+        encodedLogs = nil
     }
 
     /// Every operation integrated so far.
@@ -80,7 +108,9 @@ public final class ReplicatedText {
     /// logs), counted from array capacities and node sizes. O(number of tree nodes).
     public var memoryFootprint: Int {
         var bytes = tree.memoryFootprint
-        bytes += logs.reduce(0) { $0 + $1.capacity * MemoryLayout<LogEntry>.stride + 32 }
+        // The logs as they are held, without decoding them to count them.
+        bytes += encodedLogs?.memoryFootprint ?? 0
+        bytes += decodedLogs.reduce(0) { $0 + $1.capacity * MemoryLayout<LogEntry>.stride + 32 }
         bytes += nextCounter.capacity * 8
         return bytes
     }

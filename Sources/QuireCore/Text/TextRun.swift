@@ -130,18 +130,25 @@ enum UTF8Scan {
 
     /// Whether every byte is ASCII; eight bytes at a time.
     static func isASCII(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var index = 0
-            let words = raw.count / 8
-            var combined: UInt64 = 0
-            for word in 0..<words { combined |= raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self) }
-            index = words * 8
-            while index < raw.count {
-                combined |= UInt64(raw[index])
-                index += 1
-            }
-            return combined & 0x8080_8080_8080_8080 == 0
+        bytes.withUnsafeBytes { isASCII($0) }
+    }
+
+    /// Whether every byte is ASCII; eight bytes at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        isASCII(UnsafeRawBufferPointer(bytes))
+    }
+
+    private static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        let words = raw.count / 8
+        var combined: UInt64 = 0
+        for word in 0..<words { combined |= raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self) }
+        index = words * 8
+        while index < raw.count {
+            combined |= UInt64(raw[index])
+            index += 1
         }
+        return combined & 0x8080_8080_8080_8080 == 0
     }
 
     static func scalarCount(of utf8: some Collection<UInt8>) -> Int {

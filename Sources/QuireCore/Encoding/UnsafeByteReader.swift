@@ -1,0 +1,132 @@
+/// ``ByteReader``'s checks over borrowed memory, for decoders' hot loops: every read is
+/// bounded by the bytes that remain, but no array bounds or reference counting is paid
+/// on top.
+///
+/// Lives only inside the closure that lends the bytes:
+///
+/// ```swift
+/// try state.withUnsafeBufferPointer { bytes throws(DecodingError) in
+///     var reader = UnsafeByteReader(bytes)
+///     let count = try reader.readVarint("count")
+/// }
+/// ```
+///
+/// Offsets (and so error offsets) count from the start of the lent buffer.
+struct UnsafeByteReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    /// The offset of the next byte to read.
+    private(set) var offset: Int
+
+    /// A reader over `bytes`, which must stay valid while it is used.
+    @inline(__always)
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        self.offset = 0
+    }
+
+    /// The number of bytes not yet read.
+    @inline(__always) var remaining: Int { bytes.count - offset }
+
+    /// Whether every byte has been read.
+    @inline(__always) var isAtEnd: Bool { offset == bytes.count }
+
+    /// Reads one byte.
+    @inline(__always)
+    mutating func readByte(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt8 {
+        guard offset < bytes.count else { throw DecodingError.truncated(what(), at: offset) }
+        let byte = bytes.baseAddress.unsafelyUnwrapped[offset]
+        offset += 1
+        return byte
+    }
+
+    /// Reads an unsigned LEB128 integer of at most 10 bytes.
+    @inline(__always)
+    mutating func readVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
+        if offset < bytes.count {
+            let byte = bytes.baseAddress.unsafelyUnwrapped[offset]
+            if byte < 0x80 {
+                offset += 1
+                return UInt64(byte)
+            }
+        }
+        return try readLongVarint(what())
+    }
+
+    /// Reads a zigzag-encoded signed integer.
+    @inline(__always)
+    mutating func readSignedVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> Int64 {
+        let raw = try readVarint(what())
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    /// A varint of two or more bytes (or none left): unchecked when ten bytes remain, the
+    /// careful path otherwise and for overlong or overflowing values.
+    @inline(never)
+    private mutating func readLongVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
+        let start = offset
+        if bytes.count - offset >= 10 {
+            let base = bytes.baseAddress.unsafelyUnwrapped + offset
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            for index in 0..<10 {
+                let byte = base[index]
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 {
+                    if index == 9 && byte > 1 { break }
+                    offset += index + 1
+                    return result
+                }
+                shift += 7
+            }
+        }
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count else { throw DecodingError.truncated(what(), at: start) }
+            let byte = bytes[offset]
+            offset += 1
+            if shift == 63 && byte > 1 { throw DecodingError.malformed("\(what()) overflows 64 bits", at: start) }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw DecodingError.malformed("\(what()) is longer than 10 bytes", at: start) }
+        }
+    }
+
+    /// Reads a count and checks it against a limit and against the bytes left, given the
+    /// smallest encoded size of one element, before anything is allocated for it.
+    mutating func readCount(
+        _ what: @autoclosure () -> String, limit: Int, minimumElementSize: Int = 1
+    ) throws(DecodingError) -> Int {
+        let start = offset
+        let raw = try readVarint(what())
+        guard raw <= UInt64(limit) else {
+            throw DecodingError.malformed("\(what()) \(raw) exceeds the limit \(limit)", at: start)
+        }
+        let count = Int(raw)
+        guard count.multipliedReportingOverflow(by: max(minimumElementSize, 0)).partialValue <= remaining else {
+            throw DecodingError.truncated("\(count) × \(what())", at: start)
+        }
+        return count
+    }
+
+    /// Reads `count` raw bytes, as offsets into the lent buffer.
+    mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingError) -> Range<Int> {
+        guard count >= 0, count <= remaining else { throw DecodingError.truncated(what(), at: offset) }
+        defer { offset += count }
+        return offset..<offset + count
+    }
+
+    /// Reads a length-prefixed byte string of at most `limit` bytes, as offsets into the
+    /// lent buffer.
+    mutating func readLengthPrefixed(_ what: @autoclosure () -> String, limit: Int) throws(DecodingError) -> Range<Int> {
+        let count = try readCount(what(), limit: limit)
+        return try readBytes(count, what())
+    }
+
+    /// Skips `count` bytes, which the caller has checked remain.
+    @inline(__always)
+    mutating func skip(to offset: Int) {
+        self.offset = offset
+    }
+}
