@@ -29,8 +29,9 @@ public final class Store: Sendable {
     public let directory: String
     /// This replica's ID, chosen at random when the store was created.
     public let replica: ReplicaID
-    /// The store's lineage, shared by all its replicas.
-    public let storeID: StoreID
+    /// The store's lineage, shared by all its replicas. A new store that has made no
+    /// change takes the lineage of the first full delta file it imports.
+    public var storeID: StoreID { state.withLock { $0.meta.storeID } }
 
     let environment: Environment
     let state: Mutex<StoreState>
@@ -76,7 +77,6 @@ public final class Store: Sendable {
         self.directory = directory
         self.environment = environment
         self.replica = loaded.meta.replica
-        self.storeID = loaded.meta.storeID
         self.state = Mutex(loaded)
         try register(options.recordTypes)
     }
@@ -171,7 +171,7 @@ public final class Store: Sendable {
             guard !state.isClosed else { throw StoreError.closed }
             state.beginSession()
             do {
-                var report = try state.integrate(changes)
+                var report = try state.integrate(changes.map(IncomingChange.decoded))
                 report.nameClashes = state.nameClashes(near: report)
                 let event = try state.commitSession(origin: .remote, applied: report.applied)
                 return (report, event)
@@ -219,10 +219,10 @@ public final class Store: Sendable {
                 return .continue
             }
             if let failure { throw failure }
-            var pending: [ChangeID: Change] = [:]
+            var pending: [ChangeID: IncomingChange] = [:]
             try tx.scan(layout.pending) { _, value in
                 do throws(StoreError) {
-                    let change = try Change.decode(Array(value))
+                    let change = try IncomingChange.decodeStored(Array(value))
                     pending[change.id] = change
                 } catch {
                     failure = .corrupt(database: layout.pending.name, problem: error.description)
@@ -247,6 +247,23 @@ public final class Store: Sendable {
             }
             if let failure { throw failure }
             try state.measureSinceCheckpoint(in: tx)
+            try tx.scan(layout.names) { key, value in
+                do throws(DecodingError) {
+                    guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
+                    let node = TreeStorageLayout.nodeID(fromKey: key)  // (replica, position)
+                    let (name, firstUse) = try StoreLayout.decodeName(Array(value))
+                    var table = state.names[node.replica] ?? ReplicaNames()
+                    guard table.count == Int(node.counter), table.note(name, firstUsedAt: firstUse) != nil else {
+                        throw .malformed("name table of \(node.replica) is not contiguous", at: 0)
+                    }
+                    state.names[node.replica] = table
+                } catch {
+                    failure = .corrupt(database: layout.names.name, problem: error.description)
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw failure }
             if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
                 do throws(DecodingError) {
                     state.nameFields = try StoreLayout.decodeNameFields(bytes)

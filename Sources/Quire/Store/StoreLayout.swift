@@ -7,9 +7,10 @@ import QuireCore
 /// |---|---|---|
 /// | `meta` | `"store"` | format version, replica, store ID, Lamport clock, version, last dependencies, checkpoint |
 /// | `changes` | `(replica, first counter)` | ``Change`` body, texts named by slot |
-/// | `pending` | `(replica, first counter)` | encoded ``Change`` waiting for its dependencies |
+/// | `pending` | `(replica, first counter)` | a change waiting for its dependencies (``IncomingChange``) |
 /// | `records` | `(record replica, record counter)` | type name and field registers |
 /// | `text-slots` | `slot` | the text's ID: the change log names texts by slot |
+/// | `names` | `(replica, position)` | first-use counter and a name the replica's changes used (``ReplicaNames``) |
 /// | `texts` | `(record replica, record counter, field)` | text state snapshot as of the last checkpoint or later |
 /// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
 struct StoreLayout: Sendable {
@@ -21,6 +22,7 @@ struct StoreLayout: Sendable {
     let records: Database
     let texts: Database
     let textSlots: Database
+    let names: Database
     let tree: TreeStorageLayout
 
     init(environment: Environment) throws {
@@ -30,6 +32,7 @@ struct StoreLayout: Sendable {
         records = try environment.openDatabase(named: "records")
         texts = try environment.openDatabase(named: "texts")
         textSlots = try environment.openDatabase(named: "text-slots")
+        names = try environment.openDatabase(named: "names")
         tree = try TreeStorageLayout(environment: environment, name: "tree")
     }
 
@@ -61,6 +64,22 @@ struct StoreLayout: Sendable {
     static func recordKey(_ id: RecordID) -> Key { Key(id.replica.rawValue, id.counter) }
     static func textKey(_ id: TextID) -> Key { Key(id.record.replica.rawValue, id.record.counter, id.field) }
     static func slotKey(_ slot: UInt64) -> Key { Key(slot) }
+    static func nameKey(_ replica: ReplicaID, _ position: Int) -> Key { Key(replica.rawValue, UInt64(position)) }
+
+    static func encode(name: String, firstUse: UInt64) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(varint: firstUse)
+        writer.write(raw: Array(name.utf8))
+        return writer.bytes
+    }
+
+    static func decodeName(_ bytes: [UInt8]) throws(DecodingError) -> (name: String, firstUse: UInt64) {
+        var reader = ByteReader(bytes)
+        let firstUse = try reader.readVarint("first use")
+        let utf8 = try reader.readBytes(reader.remaining, "name")
+        guard let name = String(validating: utf8, as: UTF8.self) else { throw .malformed("name is not UTF-8", at: 0) }
+        return (name, firstUse)
+    }
 
     /// The change ID a `changes` or `pending` key holds.
     static func changeID(fromKey key: UnsafeRawBufferPointer) -> ChangeID {

@@ -4,7 +4,7 @@ extension StoreState {
     /// Integrates changes from other replicas into the open session, in causal order.
     ///
     /// - Throws: ``StoreError/invalidChange(_:)``; the caller rolls the session back.
-    func integrate(_ incoming: [Change]) throws(StoreError) -> MergeReport {
+    func integrate(_ incoming: [IncomingChange]) throws(StoreError) -> MergeReport {
         var report = MergeReport()
         var version = meta.version
         var lamport = meta.lamport
@@ -28,7 +28,7 @@ extension StoreState {
             }
             guard change.count > 0 else { throw .invalidChange("change \(change.id) has no operations") }
             if let queued = queue[change.id] {
-                guard queued == change else {
+                guard queued == change || !queued.isSameForm(as: change) else {
                     throw .invalidChange("two different changes carry the ID \(change.id) (a cloned replica?)")
                 }
                 continue
@@ -47,13 +47,17 @@ extension StoreState {
                     change.dependencies.counters.allSatisfy({ version[$0.key] >= $0.value })
                 else { continue }
                 seen[id.replica, default: VersionVector()].formUnion(change.dependencies)
-                try apply(change, knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
+                let resolved = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
+                    try self.nextTextCounter(of: id.replica, in: text)
+                }
+                noteNames(of: resolved)
+                try apply(resolved, knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
                 queue[id] = nil
                 if pending[id] != nil { session?.pendingRemoved.insert(id) }
                 newlyPending.remove(id)
                 version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
                 lamport = max(lamport, change.lamport)
-                session?.integrated[id] = change
+                session?.integrated[id] = resolved
                 report.applied.append(id)
                 progress = true
             }
@@ -76,14 +80,14 @@ extension StoreState {
 
     /// Refuses a change this store already has under its ID unless it is the same: two
     /// histories under one ID mean a copied replica.
-    private func checkSameAsLogged(_ change: Change) throws(StoreError) {
+    private func checkSameAsLogged(_ incoming: IncomingChange) throws(StoreError) {
         let logged: Change?
         do {
             let layout = layout
             logged = try environment.read { tx in
-                try tx.withValue(forKey: StoreLayout.changeKey(change.id), in: layout.changes) { value in
+                try tx.withValue(forKey: StoreLayout.changeKey(incoming.id), in: layout.changes) { value in
                     try value.map { value in
-                        try StoreLayout.changeKey(change.id).withUnsafeBytes { key in try decodeLogEntry(key: key, value: value) }
+                        try StoreLayout.changeKey(incoming.id).withUnsafeBytes { key in try decodeLogEntry(key: key, value: value) }
                     }
                 }
             }
@@ -92,11 +96,17 @@ extension StoreState {
         } catch {
             throw .corrupt(database: layout.changes.name, problem: "\(error)")
         }
+        let change = incoming.id
         guard let logged else {
-            throw .invalidChange("change \(change.id) overlaps changes this store has from \(change.id.replica) at other boundaries (a cloned replica?)")
+            throw .invalidChange("change \(change) overlaps changes this store has from \(change.replica) at other boundaries (a cloned replica?)")
         }
-        guard logged == change else {
-            throw .invalidChange("two different changes carry the ID \(change.id): this store logged another one under it, so two histories share one replica ID (a cloned replica?)")
+        let same: Bool
+        switch incoming {
+        case .decoded(let decoded): same = logged == decoded
+        case .delta(let delta): same = DeltaChange(logged, names: names[change.replica]) == delta
+        }
+        guard same else {
+            throw .invalidChange("two different changes carry the ID \(change): this store logged another one under it, so two histories share one replica ID (a cloned replica?)")
         }
     }
 
@@ -165,5 +175,42 @@ extension StoreState {
             let value = record.fields[field]?.value
         else { return nil }
         return JSONObjectScanner.string(from: value)
+    }
+}
+
+extension StoreState {
+    /// Adds the names `change` uses to its replica's table, remembering the new ones for
+    /// the commit (and the tables before, for a rollback).
+    func noteNames(of change: Change) {
+        let replica = change.id.replica
+        var table = names[replica] ?? ReplicaNames()
+        let learned = table.learn(from: change)
+        guard !learned.isEmpty else { return }
+        if session?.savedNames == nil { session?.savedNames = names }
+        names[replica] = table
+        session?.learnedNames[replica, default: []] += learned
+    }
+}
+
+extension IncomingChange {
+    /// Whether both are decoded or both delta changes (comparable as they are).
+    func isSameForm(as other: IncomingChange) -> Bool {
+        switch (self, other) {
+        case (.decoded, .decoded), (.delta, .delta): true
+        default: false
+        }
+    }
+}
+
+extension StoreState {
+    /// `replica`'s next counter in `text`: where its next operations there start.
+    func nextTextCounter(of replica: ReplicaID, in text: TextID) throws(StoreError) -> UInt64 {
+        do {
+            return try self.text(text).text.version[replica]
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt(database: layout.texts.name, problem: "\(error)")
+        }
     }
 }

@@ -38,6 +38,7 @@ extension StoreState {
         // Texts have no cheap undo; drop them so they are read again from disk.
         for id in session.textOrder { texts[id] = nil }
         if let saved = session.savedPending { pending = saved }
+        if let saved = session.savedNames { names = saved }
         if let saved = session.savedNameFields { nameFields = saved }
         if session.touchesTree { tree.revertChanges() }
         self.session = nil
@@ -111,6 +112,7 @@ extension StoreState {
             let entry = logEntry(change, newSlots: &newSlots, writes: &writes)
             loggedBytes += entry.count
             writes.put(entry, StoreLayout.changeKey(change.id), layout.changes)
+            noteNames(of: change)
             newMeta.lamport = session.lamport
             newMeta.lastDependencies = others
             // The stored meta record may lag behind this replica's own counter and clock:
@@ -130,7 +132,7 @@ extension StoreState {
             }
             for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
             for id in session.pendingAdded.sorted() {
-                writes.put(pending[id]!.encoded, StoreLayout.changeKey(id), layout.pending)
+                writes.put(pending[id]!.stored, StoreLayout.changeKey(id), layout.pending)
             }
             newMeta = session.mergedMeta ?? meta
             if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty {
@@ -146,6 +148,13 @@ extension StoreState {
             writesMeta = true
         }
         if writesMeta { writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta) }
+        for (replica, positions) in self.session?.learnedNames ?? [:] {
+            let table = names[replica]!
+            for position in positions {
+                writes.put(StoreLayout.encode(name: table[position], firstUse: table.firstUse(at: position)),
+                           StoreLayout.nameKey(replica, position), layout.names)
+            }
+        }
         if session.savedNameFields != nil {
             writes.put(StoreLayout.encode(nameFields: nameFields), StoreLayout.nameFieldsKey, layout.meta)
         }

@@ -18,7 +18,7 @@ public final class StoreState: @unchecked Sendable {
     /// Texts read so far; others are read from disk on first use.
     var texts: [TextID: StoredText] = [:]
     /// Changes from other replicas waiting for their dependencies.
-    var pending: [ChangeID: Change]
+    var pending: [ChangeID: IncomingChange]
     /// The write transaction in progress, if any.
     var session: WriteSession?
     /// Changes and change-log bytes since the last checkpoint (see ``StoredText``).
@@ -27,6 +27,8 @@ public final class StoreState: @unchecked Sendable {
     /// The texts changed since the last checkpoint; `nil` until known (after opening,
     /// the first checkpoint reads them from the log).
     var textsSinceCheckpoint: Set<TextID>?
+    /// Each replica's names in order of first use (see ``ReplicaNames``).
+    var names: [ReplicaID: ReplicaNames] = [:]
     /// The change log names texts by these store-local numbers.
     var textSlots: [TextID: UInt64] = [:]
     var slotTexts: [UInt64: TextID] = [:]
@@ -41,7 +43,7 @@ public final class StoreState: @unchecked Sendable {
     var replica: ReplicaID { meta.replica }
 
     init(environment: Environment, layout: StoreLayout, meta: StoreMeta, records: [RecordID: RecordState],
-         tree: ReplicatedTree, pending: [ChangeID: Change]) {
+         tree: ReplicatedTree, pending: [ChangeID: IncomingChange]) {
         self.environment = environment
         self.layout = layout
         self.meta = meta
@@ -125,7 +127,10 @@ struct WriteSession {
     var pendingAdded: Set<ChangeID> = []
     /// Merges: the store's clocks after the merge; pending entries before it.
     var mergedMeta: StoreMeta?
-    var savedPending: [ChangeID: Change]?
+    var savedPending: [ChangeID: IncomingChange]?
+    /// Names learned in this transaction, per replica (positions), and the tables before.
+    var learnedNames: [ReplicaID: [Int]] = [:]
+    var savedNames: [ReplicaID: ReplicaNames]?
 }
 
 extension StoreState {

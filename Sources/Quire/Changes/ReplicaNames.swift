@@ -1,0 +1,58 @@
+import QuireCore
+
+/// The names (record types, field names) one replica's changes have used, in order of
+/// first use: delta files refer to a name this replica used before by its index here,
+/// so a keystroke names its text in one byte instead of spelling "content".
+///
+/// The table is a function of the replica's changes alone — scanned in counter order,
+/// each operation's names in a fixed order (type, then field names sorted; a text's
+/// field) — so every store that has applied the same changes has the same table.
+struct ReplicaNames: Hashable, Sendable {
+    private(set) var names: [String] = []
+    /// The first counter of the change that first used each name.
+    private(set) var firstUse: [UInt64] = []
+    private var index: [String: Int] = [:]
+
+    var count: Int { names.count }
+
+    subscript(position: Int) -> String { names[position] }
+
+    func position(of name: String) -> Int? { index[name] }
+    func firstUse(at position: Int) -> UInt64 { firstUse[position] }
+
+    /// Appends `name`, first used by the change at `counter`, unless known.
+    ///
+    /// - Returns: The position of a name that was new.
+    @discardableResult
+    mutating func note(_ name: String, firstUsedAt counter: UInt64) -> Int? {
+        guard index[name] == nil else { return nil }
+        index[name] = names.count
+        names.append(name)
+        firstUse.append(counter)
+        return names.count - 1
+    }
+
+    /// The names `change` uses, in the table's order.
+    static func names(in change: Change) -> [String] {
+        var result: [String] = []
+        for operation in change.operations {
+            switch operation {
+            case .fields(_, let type, let values):
+                result.append(type)
+                result.append(contentsOf: values.keys.sorted())
+            case .text(let text, _):
+                result.append(text.field)
+            case .tree:
+                break
+            }
+        }
+        return result
+    }
+
+    /// Notes the names `change` (of this table's replica) uses.
+    ///
+    /// - Returns: The positions that were new.
+    mutating func learn(from change: Change) -> [Int] {
+        Self.names(in: change).compactMap { note($0, firstUsedAt: change.id.counter) }
+    }
+}

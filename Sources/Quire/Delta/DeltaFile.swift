@@ -1,0 +1,136 @@
+import QuireCore
+
+/// The unit of replica exchange: changes one replica sends another, with a header that
+/// identifies them and a checksum over everything (`docs/format.md`).
+///
+/// ```
+/// magic      "QD" (0x51 0x44)
+/// version    high 4 bits: format version (1); low 4 bits: flags
+///            1 payload deflated · 2 store ID present · 4 sections present · 8 one change
+/// store ID   16 bytes, when flagged
+/// sender     replica ID, 8 bytes LE
+/// first      varint: the sender's first counter in the file; the sender's changes are
+///            contiguous from it, in order, and leave out their ID
+/// payload    as it is, or (deflated) varint raw length · raw DEFLATE stream
+///              [sections: count · count × (kind · length · bytes)] — readers skip
+///              kinds they do not know (version 1 defines none)
+///              [change count, unless one] · changes (see DeltaChange; the last one
+///              runs to the end)
+/// checksum   CRC-32C of everything before it, 4 bytes LE
+/// ```
+///
+/// The version range a file covers: for the sender `first ..< first + its operations`;
+/// other replicas' changes carry their own IDs. Decoding checks the checksum first, then
+/// every count and length against the bytes left and the limits before allocating.
+struct DeltaFile: Hashable, Sendable {
+    static let magic: [UInt8] = [0x51, 0x44]
+    static let formatVersion: UInt8 = 1
+    /// The largest payload accepted, inflated.
+    static let maximumPayload = 1 << 30
+    /// Payloads at least this long are deflated when that makes them smaller.
+    static let deflateThreshold = 512
+
+    private enum Flag {
+        static let deflated: UInt8 = 1
+        static let storeID: UInt8 = 2
+        static let sections: UInt8 = 4
+        static let single: UInt8 = 8
+    }
+
+    var storeID: StoreID?
+    var sender: ReplicaID
+    var senderFirst: UInt64
+    var changes: [DeltaChange]
+
+    /// The file's bytes.
+    func encoded() -> [UInt8] {
+        var payload = ByteWriter()
+        if changes.count != 1 { payload.write(varint: UInt64(changes.count)) }
+        for (position, change) in changes.enumerated() {
+            change.encode(into: &payload, sender: sender, last: position == changes.count - 1)
+        }
+        var flags: UInt8 = storeID == nil ? 0 : Flag.storeID
+        if changes.count == 1 { flags |= Flag.single }
+        var body = payload.bytes
+        if body.count >= Self.deflateThreshold {
+            let deflated = Deflate.deflate(body)
+            var packed = ByteWriter()
+            packed.write(varint: UInt64(body.count))
+            packed.write(raw: deflated)
+            if packed.bytes.count < body.count {
+                body = packed.bytes
+                flags |= Flag.deflated
+            }
+        }
+        var writer = ByteWriter()
+        writer.write(raw: Self.magic)
+        writer.write(byte: Self.formatVersion << 4 | flags)
+        if let storeID { writer.write(raw: storeID.bytes) }
+        writer.write(replica: sender)
+        writer.write(varint: senderFirst)
+        writer.write(raw: body)
+        let checksum = CRC32C.checksum(writer.bytes)
+        withUnsafeBytes(of: checksum.littleEndian) { writer.write(raw: $0) }
+        return writer.bytes
+    }
+
+    /// Reads and checks a delta file.
+    ///
+    /// - Throws: ``DeltaFileError`` naming what is wrong.
+    static func decode(_ bytes: [UInt8]) throws(DeltaFileError) -> DeltaFile {
+        guard bytes.count >= 2, Array(bytes[0..<2]) == magic else {
+            throw bytes.count < 2 && magic.starts(with: bytes) ? .truncated : .notADeltaFile
+        }
+        guard bytes.count >= 3 else { throw .truncated }
+        let version = bytes[2] >> 4
+        guard version == formatVersion else { throw .unsupportedVersion(Int(version)) }
+        let flags = bytes[2] & 0x0F
+        guard flags & ~(Flag.deflated | Flag.storeID | Flag.sections | Flag.single) == 0 else {
+            throw .malformed("unknown header flags \(flags)")
+        }
+        let minimum = 3 + (flags & Flag.storeID != 0 ? StoreID.byteCount : 0) + 8 + 1 + 4
+        guard bytes.count >= minimum else { throw .truncated }
+        let stored = bytes[(bytes.count - 4)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let computed = CRC32C.checksum(bytes[..<(bytes.count - 4)])
+        guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
+
+        var reader = ByteReader(Array(bytes[3..<(bytes.count - 4)]))
+        do throws(DecodingError) {
+            var storeID: StoreID?
+            if flags & Flag.storeID != 0 { storeID = StoreID(bytes: Array(try reader.readBytes(StoreID.byteCount, "store ID"))) }
+            let sender = try reader.readReplica("sender")
+            guard sender.rawValue != 0 else { throw DecodingError.malformed("sender replica 0 is reserved", at: reader.offset - 8) }
+            var next = try reader.readVarint("sender's first counter")
+            var payload = ByteReader(Array(try reader.readBytes(reader.remaining, "payload")))
+            if flags & Flag.deflated != 0 {
+                let size = try payload.readVarint("payload size")
+                guard size <= UInt64(maximumPayload) else {
+                    throw DecodingError.malformed("payload of \(size) bytes exceeds the limit \(maximumPayload)", at: payload.offset)
+                }
+                let stream = try payload.readBytes(payload.remaining, "deflated payload")
+                payload = ByteReader(try Inflate.inflate(stream, count: Int(size)))
+            }
+            if flags & Flag.sections != 0 {
+                // Extensions of later versions; this one defines none, so it skips them all.
+                let sections = try payload.readCount("section count", limit: 1 << 16, minimumElementSize: 2)
+                for _ in 0..<sections {
+                    _ = try payload.readVarint("section kind")
+                    _ = try payload.readLengthPrefixed("section")
+                }
+            }
+            let count = flags & Flag.single != 0
+                ? 1 : try payload.readCount("change count", limit: Change.maximumCount, minimumElementSize: 3)
+            var changes: [DeltaChange] = []
+            changes.reserveCapacity(count)
+            for position in 0..<count {
+                changes.append(try DeltaChange.decode(
+                    from: &payload, sender: sender, nextSenderCounter: &next, last: position == count - 1))
+            }
+            guard payload.isAtEnd else { throw DecodingError.malformed("\(payload.remaining) bytes after the changes", at: payload.offset) }
+            let first = changes.first { $0.id.replica == sender }?.id.counter ?? next
+            return DeltaFile(storeID: storeID, sender: sender, senderFirst: first, changes: changes)
+        } catch {
+            throw .malformed(error.description)
+        }
+    }
+}

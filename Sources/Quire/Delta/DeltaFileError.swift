@@ -1,0 +1,39 @@
+import QuireCore
+
+/// Why a delta file was refused. The store is unchanged whenever one is thrown.
+public enum DeltaFileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The bytes do not start with the delta file magic number.
+    case notADeltaFile
+    /// The file is of a format version this build cannot read.
+    case unsupportedVersion(Int)
+    /// The file ends before its checksum (or is shorter than a header).
+    case truncated
+    /// The checksum does not match: the file was damaged or changed.
+    case checksumMismatch(stored: UInt32, computed: UInt32)
+    /// The content does not decode, or a count or length exceeds a limit.
+    case malformed(String)
+    /// The file belongs to another store.
+    case otherStore(file: StoreID, store: StoreID)
+    /// A compact file (without store ID) from a replica this store has never heard of.
+    case unknownSender(ReplicaID)
+
+    /// A sentence naming the problem and what to do.
+    public var description: String {
+        switch self {
+        case .notADeltaFile:
+            "not a Quire delta file (wrong magic number)"
+        case .unsupportedVersion(let version):
+            "delta file format version \(version) is not supported by this build; update Quire"
+        case .truncated:
+            "the delta file is truncated; it may still be syncing — try again once it is complete"
+        case .checksumMismatch(let stored, let computed):
+            "the delta file is damaged: checksum \(String(stored, radix: 16)) expected, \(String(computed, radix: 16)) found; fetch it again from its sender"
+        case .malformed(let problem):
+            "the delta file is malformed: \(problem)"
+        case .otherStore(let file, let store):
+            "the delta file belongs to store \(file), not to this store (\(store)); it comes from another lineage"
+        case .unknownSender(let sender):
+            "the delta file is a compact one from replica \(sender), which this store has not met yet; import that replica's earlier delta files first"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import QuireCore
+
+/// A change from another replica on its way in: decoded already (from
+/// ``Store/apply(_:)``), or as a delta file carries it, its names still references.
+enum IncomingChange: Hashable, Sendable {
+    case decoded(Change)
+    case delta(DeltaChange)
+
+    var id: ChangeID {
+        switch self {
+        case .decoded(let change): change.id
+        case .delta(let change): change.id
+        }
+    }
+
+    var count: UInt64 {
+        switch self {
+        case .decoded(let change): change.count
+        case .delta(let change): change.count
+        }
+    }
+
+    var endCounter: UInt64 { id.counter + count }
+
+    var lamport: UInt64 {
+        switch self {
+        case .decoded(let change): change.lamport
+        case .delta(let change): change.lamport
+        }
+    }
+
+    var dependencies: VersionVector {
+        switch self {
+        case .decoded(let change): change.dependencies
+        case .delta(let change): change.dependencies
+        }
+    }
+
+    /// The change with its names resolved through its replica's table as of it, and its
+    /// text operations decoded from its replica's next counter in each text.
+    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> Change {
+        switch self {
+        case .decoded(let change): change
+        case .delta(let change): try change.resolved(with: names, textBase: textBase)
+        }
+    }
+
+    // MARK: Pending storage
+
+    private enum Form {
+        static let decoded: UInt8 = 0
+        static let delta: UInt8 = 1
+    }
+
+    /// How the `pending` database keeps it: a form byte, then the change.
+    var stored: [UInt8] {
+        var writer = ByteWriter()
+        switch self {
+        case .decoded(let change):
+            writer.write(byte: Form.decoded)
+            change.encode(into: &writer)
+        case .delta(let change):
+            writer.write(byte: Form.delta)
+            change.encode(into: &writer, sender: nil, last: true)
+        }
+        return writer.bytes
+    }
+
+    static func decodeStored(_ bytes: [UInt8]) throws(StoreError) -> IncomingChange {
+        guard let form = bytes.first else { throw .invalidChange("an empty pending entry") }
+        switch form {
+        case Form.decoded:
+            return .decoded(try Change.decode(Array(bytes.dropFirst())))
+        case Form.delta:
+            var reader = ByteReader(Array(bytes.dropFirst()))
+            var unused: UInt64 = 0
+            do {
+                let change = try DeltaChange.decode(from: &reader, sender: nil, nextSenderCounter: &unused, last: true)
+                guard reader.isAtEnd else { throw DecodingError.malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
+                return .delta(change)
+            } catch {
+                throw .invalidChange("\(error)")
+            }
+        default:
+            throw .invalidChange("unknown pending form \(form)")
+        }
+    }
+}

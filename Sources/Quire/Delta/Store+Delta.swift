@@ -1,0 +1,101 @@
+import QuireCore
+
+extension Store {
+    /// A delta file with the changes a replica at `version` lacks (all of them for an
+    /// empty version), or `nil` when it lacks nothing.
+    ///
+    /// ```swift
+    /// if let delta = try laptop.exportDelta(since: phoneVersion) {
+    ///     try delta.write(to: url)                 // carried by any file-sync engine
+    /// }
+    /// let report = try phone.importDelta(bytes)   // on the other device
+    /// ```
+    ///
+    /// The file carries the store ID when it may be the first the receiver sees of this
+    /// replica (its first change, or changes of other replicas); otherwise it is compact:
+    /// a keystroke's delta is about 32 bytes.
+    ///
+    /// - Throws: ``StoreError/closed``, ``StoreError/corrupt(database:problem:)``.
+    public func exportDelta(since version: VersionVector = VersionVector()) throws -> [UInt8]? {
+        try state.withLock { state in
+            guard !state.isClosed else { throw StoreError.closed }
+            let changes = try state.storedChanges(since: version)
+            guard !changes.isEmpty else { return nil }
+            return state.deltaFile(of: changes).encoded()
+        }
+    }
+
+    /// A delta file with one change of this store's log (its own or another replica's).
+    ///
+    /// - Throws: ``StoreError/recordNotFound(_:)``-like ``StoreError/invalidChange(_:)``
+    ///   when the log has no such change.
+    public func exportDelta(change id: ChangeID) throws -> [UInt8] {
+        try state.withLock { state in
+            guard !state.isClosed else { throw StoreError.closed }
+            let from = VersionVector([id.replica: id.counter])
+            let candidates = try state.storedChanges(since: from).filter { $0.id == id }
+            guard let change = candidates.first else { throw StoreError.invalidChange("this store has no change \(id)") }
+            return state.deltaFile(of: [change]).encoded()
+        }
+    }
+
+    /// Imports a delta file in one write transaction: all or nothing, idempotent.
+    ///
+    /// The checksum and header are checked first, then every count and length; the
+    /// changes are applied in causal order; those waiting for changes not yet here are
+    /// kept as pending and applied by a later import.
+    ///
+    /// - Returns: What happened (see ``MergeReport``).
+    /// - Throws: ``DeltaFileError`` for a file that is damaged, malformed, from another
+    ///   store or from an unknown replica; ``StoreError/invalidChange(_:)`` for changes
+    ///   that contradict this store. The store is then unchanged.
+    @discardableResult
+    public func importDelta(_ bytes: [UInt8]) throws -> MergeReport {
+        let file = try DeltaFile.decode(bytes)
+        let (report, event) = try state.withLock { state -> (MergeReport, StoreEvent?) in
+            guard !state.isClosed else { throw StoreError.closed }
+            var adopted: StoreID?
+            if let storeID = file.storeID, storeID != state.meta.storeID {
+                // A new, empty store joins the lineage of the first store it hears from.
+                guard state.isPristine else { throw DeltaFileError.otherStore(file: storeID, store: state.meta.storeID) }
+                adopted = storeID
+            }
+            if file.storeID == nil, file.sender != state.replica, !state.hasMet(file.sender) {
+                throw DeltaFileError.unknownSender(file.sender)
+            }
+            state.beginSession()
+            do {
+                var report = try state.integrate(file.changes.map(IncomingChange.delta))
+                if let adopted { state.session?.mergedMeta?.storeID = adopted }
+                report.nameClashes = state.nameClashes(near: report)
+                let event = try state.commitSession(origin: .remote, applied: report.applied)
+                return (report, event)
+            } catch {
+                state.rollbackSession()
+                throw error
+            }
+        }
+        if let event { publish(event) }
+        return report
+    }
+}
+
+extension StoreState {
+    /// Whether the store has no change at all yet: it may still join another lineage.
+    var isPristine: Bool { meta.version.counters.values.allSatisfy { $0 == 0 } && pending.isEmpty }
+
+    /// Whether this store has changes (applied or pending) from `replica`.
+    func hasMet(_ replica: ReplicaID) -> Bool {
+        meta.version[replica] > 0 || pending.keys.contains { $0.replica == replica }
+    }
+
+    /// The delta file of `changes` (from this store's log) sent by this replica.
+    func deltaFile(of changes: [Change]) -> DeltaFile {
+        let own = changes.filter { $0.id.replica == replica }.sorted { $0.id.counter < $1.id.counter }
+        let others = changes.filter { $0.id.replica != replica }
+        let first = own.first?.id.counter ?? meta.version[replica]
+        let needsStoreID = !others.isEmpty || first == 0
+        let delta = (own + others).map { DeltaChange($0, names: names[$0.id.replica]) }
+        return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: delta)
+    }
+}
