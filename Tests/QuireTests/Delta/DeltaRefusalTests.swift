@@ -1,0 +1,188 @@
+import Foundation
+import Quire
+import QuireCore
+import QuireTestSupport
+import Testing
+
+@Suite("Delta files: refusals leave the store unchanged")
+struct DeltaRefusalTests {
+    private typealias File = StoreSpec.File
+
+    /// Two replicas of one lineage, the receiver already holding the writer's first change,
+    /// and a compact delta file of the writer's next change.
+    private func setUp() throws -> (Replicas, writer: Store, receiver: Store, delta: [UInt8]) {
+        let replicas = try Replicas(2)
+        let (writer, receiver) = (replicas[0], replicas[1])
+        let file = try writer.write { tx in
+            let file = try tx.insert(File(name: "Shared", status: "draft", rating: 0))
+            try tx.insert("Hello", at: 0, in: file.text("content"))
+            return file
+        }
+        try receiver.importDelta(try #require(try writer.exportDelta()))
+        let before = writer.version
+        try writer.write { tx in
+            try tx.update(file, as: File.self) { $0.rating = 5 }
+            try tx.insert(" world", at: 5, in: file.text("content"))
+        }
+        return (replicas, writer, receiver, try #require(try writer.exportDelta(since: before)))
+    }
+
+    /// Replaces the checksum so that only the change under test is wrong.
+    private func resealed(_ bytes: [UInt8]) -> [UInt8] {
+        var body = Array(bytes.dropLast(4))
+        withUnsafeBytes(of: CRC32C.checksum(body).littleEndian) { body.append(contentsOf: $0) }
+        return body
+    }
+
+    /// Imports `bytes`, expecting a refusal whose message contains `fragment`, and checks
+    /// that the store is exactly as before.
+    private func expectRefusal(_ bytes: [UInt8], into store: Store, mentioning fragment: String,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let before = try StoreSpec.dump(store)
+        let version = store.version
+        do {
+            try store.importDelta(bytes)
+            Issue.record("the import was not refused", sourceLocation: sourceLocation)
+        } catch {
+            #expect("\(error)".contains(fragment), "message: \(error)", sourceLocation: sourceLocation)
+        }
+        #expect(try StoreSpec.dump(store) == before, sourceLocation: sourceLocation)
+        #expect(store.version == version, sourceLocation: sourceLocation)
+    }
+
+    @Test("the untouched file imports, so each refusal below is about its defect")
+    func control() throws {
+        let (replicas, _, receiver, delta) = try setUp()
+        defer { replicas.close() }
+        #expect(try receiver.importDelta(delta).applied.count == 1)
+    }
+
+    @Test("wrong magic number")
+    func wrongMagic() throws {
+        let (replicas, _, receiver, delta) = try setUp()
+        defer { replicas.close() }
+        var bytes = delta
+        bytes[0] = UInt8(ascii: "P")
+        try expectRefusal(bytes, into: receiver, mentioning: "not a Quire delta file")
+        try expectRefusal(Array("{\"json\": true}".utf8), into: receiver, mentioning: "not a Quire delta file")
+    }
+
+    @Test("unsupported format version")
+    func unsupportedVersion() throws {
+        let (replicas, _, receiver, delta) = try setUp()
+        defer { replicas.close() }
+        var bytes = delta
+        bytes[2] = 2 << 4 | (bytes[2] & 0x0F)
+        try expectRefusal(resealed(bytes), into: receiver, mentioning: "format version 2 is not supported")
+    }
+
+    @Test("truncated at every length")
+    func truncated() throws {
+        let (replicas, _, receiver, delta) = try setUp()
+        defer { replicas.close() }
+        for length in 0..<delta.count {
+            let cut = Array(delta.prefix(length))
+            let before = receiver.version
+            do {
+                try receiver.importDelta(cut)
+                Issue.record("a file cut to \(length) of \(delta.count) bytes was accepted")
+            } catch let error as DeltaFileError {
+                switch error {
+                case .truncated, .checksumMismatch, .notADeltaFile: break
+                default: Issue.record("cut to \(length): \(error)")
+                }
+            }
+            #expect(receiver.version == before)
+        }
+    }
+
+    @Test("a flipped bit anywhere fails the checksum")
+    func checksum() throws {
+        let (replicas, _, receiver, delta) = try setUp()
+        defer { replicas.close() }
+        for position in 3..<delta.count {
+            var bytes = delta
+            bytes[position] ^= 0x10
+            do {
+                try receiver.importDelta(bytes)
+                Issue.record("a flipped bit at \(position) was accepted")
+            } catch let error as DeltaFileError {
+                if case .checksumMismatch = error {} else { Issue.record("flip at \(position): \(error)") }
+            }
+        }
+        var bytes = delta
+        bytes[delta.count / 2] ^= 1
+        try expectRefusal(bytes, into: receiver, mentioning: "damaged")
+    }
+
+    @Test("counts and lengths beyond the file or the limits are refused before allocating")
+    func limits() throws {
+        let (replicas, _, receiver, _) = try setUp()
+        defer { replicas.close() }
+        // Header of a compact file from the known writer: magic, version 1 (no flags), sender 1, first 0.
+        let header: [UInt8] = [0x51, 0x44, 0x10] + [1, 0, 0, 0, 0, 0, 0, 0] + [0]
+        func file(_ payload: [UInt8]) -> [UInt8] { resealed(header + payload + [0, 0, 0, 0]) }
+        // 2^40 changes in a file of a few bytes.
+        try expectRefusal(file([0x80, 0x80, 0x80, 0x80, 0x80, 0x20]), into: receiver, mentioning: "exceeds the limit")
+        // 100,000 changes announced, none there.
+        try expectRefusal(file([0xA0, 0x8D, 0x06]), into: receiver, mentioning: "malformed")
+        // A deflated payload declaring a gigabyte and more.
+        let deflatedHeader: [UInt8] = [0x51, 0x44, 0x11] + [1, 0, 0, 0, 0, 0, 0, 0] + [0]
+        try expectRefusal(resealed(deflatedHeader + [0xFF, 0xFF, 0xFF, 0xFF, 0x0F, 0x03, 0x00] + [0, 0, 0, 0]),
+                          into: receiver, mentioning: "exceeds the limit")
+        // A field value claiming 16 MiB and more.
+        let change: [UInt8] = [0x09, 0x00, 0x00, 0x00, 0x01] + [0x80, 0x80, 0x80, 0x10]
+        try expectRefusal(file(change), into: receiver, mentioning: "malformed")
+    }
+
+    @Test("a file of another store's lineage is refused")
+    func otherLineage() throws {
+        let (replicas, _, receiver, _) = try setUp()
+        defer { replicas.close() }
+        let stranger = try TemporaryDirectory()
+        defer { stranger.remove() }
+        let other = try Store(directory: stranger.path, options: StoreSpec.options(replica: 9))
+        defer { try? other.close() }
+        try other.write { tx in try tx.insert(File(name: "Elsewhere", status: "s", rating: 1)) }
+        try expectRefusal(try #require(try other.exportDelta()), into: receiver, mentioning: "belongs to store")
+    }
+
+    @Test("a compact file from a replica never met is refused until its earlier files arrive")
+    func unknownSender() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let (writer, friend, stranger) = (replicas[0], replicas[1], replicas[2])
+        try writer.write { tx in try tx.insert(File(name: "First", status: "s", rating: 0)) }
+        let full = try #require(try writer.exportDelta())
+        try friend.importDelta(full)
+        try stranger.write { tx in try tx.insert(File(name: "Own", status: "s", rating: 0)) }
+        let before = writer.version
+        try writer.write { tx in try tx.insert(File(name: "Second", status: "s", rating: 0)) }
+        let compact = try #require(try writer.exportDelta(since: before))
+        try expectRefusal(compact, into: stranger, mentioning: "has not met yet")
+        #expect(try friend.importDelta(compact).applied.count == 1)
+    }
+
+    @Test("a cloned replica's divergent change under a known ID is refused")
+    func clonedReplica() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (original, receiver) = (replicas[0], replicas[1])
+        try original.write { tx in try tx.insert(File(name: "Base", status: "s", rating: 0)) }
+        try receiver.importDelta(try #require(try original.exportDelta()))
+        // Copy the original's directory: a second device now writes under the same replica ID.
+        try original.close()
+        let cloneDirectory = try TemporaryDirectory()
+        defer { cloneDirectory.remove() }
+        try FileManager.default.removeItem(atPath: cloneDirectory.path)
+        try FileManager.default.copyItem(atPath: replicas.directories[0].path, toPath: cloneDirectory.path)
+        let reopened = try replicas.reopen(0)
+        let clone = try Store(directory: cloneDirectory.path, options: StoreSpec.options(replica: 1))
+        defer { try? clone.close() }
+        let before = reopened.version
+        try reopened.write { tx in try tx.insert(File(name: "Mine", status: "s", rating: 1)) }
+        try clone.write { tx in try tx.insert(File(name: "Theirs", status: "s", rating: 2)) }
+        try receiver.importDelta(try #require(try reopened.exportDelta(since: before)))
+        try expectRefusal(try #require(try clone.exportDelta(since: before)), into: receiver, mentioning: "two different changes")
+    }
+}
