@@ -147,9 +147,9 @@ struct TextSemanticsTests {
     }
 }
 
-@Suite("README")
+@Suite("Two texts merging (docs/text.md)")
 struct ReadmeExampleTests {
-    @Test("the README's example runs and prints what it says")
+    @Test("two replicas of a text merge through encoded deltas")
     func readmeExample() throws {
         let laptop = ReplicatedText(replica: ReplicaID(1))
         try laptop.insert("Dear diary, today", at: 0)
