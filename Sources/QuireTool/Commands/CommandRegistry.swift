@@ -7,6 +7,9 @@ public enum CommandRegistry {
     public static let commands: [any Command.Type] = [
         HelpCommand.self,
         VersionCommand.self,
+        StatusCommand.self,
+        ExportCommand.self,
+        ImportCommand.self,
         TraceCommand.self,
         BenchCommand.self,
     ]

@@ -1,0 +1,207 @@
+import Foundation
+import LMDB
+import Quire
+import QuireCore
+
+/// Measures delta files on an editing trace: the trace typed into one text of a store,
+/// its whole history exported as one delta file, that file imported into empty stores,
+/// and the files of single keystrokes.
+///
+/// The history is built as the trace's own transactions, one store change per
+/// transaction (for the sequential traces, one per patch: every keystroke its own
+/// change, as autosave makes them). For comparison the same patches are also written in
+/// batches of ``batch`` per change, which makes a smaller history with fewer changes.
+/// Setup writes use `noSync` durability; the measured imports use full durability.
+struct DeltaBenchmark {
+    var trace: EditingTrace
+    var traceName: String
+    /// Runs of the import; the figure is their median.
+    var runs = 5
+    /// Patches per change in the batched history.
+    var batch = 4_096
+    /// One-character keystrokes whose delta files are measured.
+    var keystrokes = 1_000
+    /// Where the stores are created (a fresh subdirectory per store).
+    var directory: String
+
+    /// One field per figure; times in milliseconds, sizes in bytes.
+    struct Result: Encodable {
+        var benchmark = "delta"
+        var trace: String
+        var ops: Int
+        var runs: Int
+        var changes: Int
+        var delta_bytes: Int
+        var delta_deflated_bytes: Int
+        var export_ms: Double
+        var import_ms: Double
+        var keystroke_file_bytes: Double
+        var keystrokes: Int
+        var batch: Int
+        var batched_changes: Int
+        var batched_delta_bytes: Int
+        var batched_delta_deflated_bytes: Int
+        var batched_import_ms: Double
+        var end_chars: Int
+        var correct: Bool
+    }
+
+    /// The text record the trace is typed into.
+    private struct BenchFile: Record {
+        static let typeName = "bench-file"
+        var name: String
+    }
+
+    /// A store holding the typed trace, and what it exported.
+    private struct History {
+        var changes: Int
+        var file: [UInt8]
+        var text: TextID
+        var exportTimes: [Double]
+        var sourceText: String
+    }
+
+    func run() throws -> Result {
+        guard !trace.isConcurrent else {
+            throw BenchmarkFailure("the delta benchmark needs a sequential trace")
+        }
+        let perTransaction = try history(
+            groups: trace.transactions.map { $0.patches[...] }, name: "history")
+        let patches = trace.transactions.flatMap(\.patches)
+        let batches = stride(from: 0, to: patches.count, by: batch).map { patches[$0..<min($0 + batch, patches.count)] }
+        let batched = try history(groups: batches, name: "batched")
+
+        var correct = perTransaction.sourceText == trace.endContent && batched.sourceText == trace.endContent
+        let (importTime, importCorrect) = try importTimes(of: perTransaction)
+        let (batchedImportTime, batchedCorrect) = try importTimes(of: batched)
+        correct = correct && importCorrect && batchedCorrect
+        let (keystrokeBytes, keystrokeCount) = try keystrokeFileBytes()
+        return Result(
+            trace: traceName, ops: trace.patchCount, runs: runs, changes: perTransaction.changes,
+            delta_bytes: perTransaction.file.count, delta_deflated_bytes: Self.deflatedSize(of: perTransaction.file),
+            export_ms: Timing.median(perTransaction.exportTimes), import_ms: importTime,
+            keystroke_file_bytes: keystrokeBytes, keystrokes: keystrokeCount, batch: batch,
+            batched_changes: batched.changes, batched_delta_bytes: batched.file.count,
+            batched_delta_deflated_bytes: Self.deflatedSize(of: batched.file), batched_import_ms: batchedImportTime,
+            end_chars: trace.endContent.unicodeScalars.count, correct: correct)
+    }
+
+    /// The size of `file` deflated whole with zlib, or 0 when the format already deflated
+    /// its payload (flag 1 in the low bits of its third byte).
+    static func deflatedSize(of file: [UInt8]) -> Int {
+        guard file.count >= 3, file[2] & 1 == 0 else { return 0 }
+        return Gzip.deflate(file).count
+    }
+
+    // MARK: Building a history
+
+    /// Types the trace into a fresh store, one change per group of patches, and exports
+    /// the whole history (`runs` times, for the export time).
+    private func history(groups: [ArraySlice<EditingTrace.Patch>], name: String) throws -> History {
+        let path = try makeDirectory(name)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var options = Store.Options()
+        options.durability = .noSync  // setup only
+        let store = try Store(directory: path, options: options)
+        do {
+            let text = try store.write { tx in
+                let file = try tx.insert(BenchFile(name: traceName))
+                if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
+                return file.text("content")
+            }
+            for group in groups where !group.isEmpty {
+                try store.write { tx in
+                    for patch in group { try Self.apply(patch, to: text, in: tx) }
+                }
+            }
+            let sourceText = try store.read { tx in try tx.string(of: text) }
+            var file: [UInt8] = []
+            let exportTimes = try (0..<runs).map { _ in
+                try Timing.milliseconds {
+                    guard let delta = try store.exportDelta() else { throw BenchmarkFailure("the store exported nothing") }
+                    file = delta
+                }
+            }
+            let changes = try store.statistics().changeCount
+            try store.close()
+            return History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    private static func apply(_ patch: EditingTrace.Patch, to text: TextID, in tx: borrowing StoreWriter) throws {
+        if patch.deleteCount > 0 { try tx.delete(patch.position..<patch.position + patch.deleteCount, in: text) }
+        if !patch.text.isEmpty { try tx.insert(patch.text, at: patch.position, in: text) }
+    }
+
+    // MARK: Importing
+
+    /// The median time to import `history.file` into an empty store (full durability,
+    /// committed) and read the text back, and whether every run read `endContent`.
+    private func importTimes(of history: History) throws -> (Double, Bool) {
+        var times: [Double] = []
+        var correct = true
+        for run in 0..<runs {
+            let path = try makeDirectory("import-\(run)")
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let store = try Store(directory: path)
+            do {
+                var text = ""
+                times.append(try Timing.milliseconds {
+                    try store.importDelta(history.file)
+                    text = try store.read { tx in try tx.string(of: history.text) }
+                })
+                correct = correct && text == trace.endContent
+                try store.close()
+            } catch {
+                try? store.close()
+                throw error
+            }
+        }
+        return (Timing.median(times), correct)
+    }
+
+    // MARK: Keystrokes
+
+    /// The mean size of a one-keystroke delta file (`exportDelta(since:)` the version
+    /// before the keystroke) over the trace's first ``keystrokes`` one-character patches,
+    /// each typed as its own change, and how many were measured.
+    private func keystrokeFileBytes() throws -> (Double, Int) {
+        let path = try makeDirectory("keystrokes")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var options = Store.Options()
+        options.durability = .noSync
+        let store = try Store(directory: path, options: options)
+        do {
+            let text = try store.write { tx in
+                let file = try tx.insert(BenchFile(name: traceName))
+                if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
+                return file.text("content")
+            }
+            var total = 0, count = 0
+            for patch in trace.transactions.lazy.flatMap(\.patches) where count < keystrokes {
+                let before = store.version
+                try store.write { tx in try Self.apply(patch, to: text, in: tx) }
+                guard patch.deleteCount + patch.text.unicodeScalars.count == 1 else { continue }
+                guard let file = try store.exportDelta(since: before) else {
+                    throw BenchmarkFailure("a keystroke exported no delta file")
+                }
+                total += file.count
+                count += 1
+            }
+            try store.close()
+            return (count == 0 ? 0 : Double(total) / Double(count), count)
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    private func makeDirectory(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(name).path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}

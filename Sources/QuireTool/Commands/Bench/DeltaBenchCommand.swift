@@ -1,0 +1,73 @@
+import Foundation
+
+/// `quire bench delta --trace FILE`: delta files of an editing trace's history.
+struct DeltaBenchCommand: Command {
+    static let name = "delta"
+    static let summary = "Measure delta files: a trace's whole history exported and imported, keystroke files."
+    static let usage = "--trace FILE [--runs N] [--batch N] [--json]"
+    static let discussion = """
+        Types a sequential trace into one text of a fresh store, one change per trace
+        transaction (setup without syncing), exports the whole history as one delta
+        file and imports it into empty stores (full durability, text read back and
+        checked). Also exports each of the first 1,000 one-character keystrokes as its
+        own delta file, and builds the same history with --batch patches per change
+        for comparison. Fields are documented in docs/benchmarks.md.
+
+        Example:
+          quire bench delta --trace ../shared/traces/sequential/automerge-paper.json.gz --json
+        """
+    static let trace = Option.value("trace", placeholder: "FILE", help: "A sequential trace (.json or .json.gz).")
+    static let runs = Option.value("runs", placeholder: "N", help: "Imports measured (default 5).")
+    static let batch = Option.value("batch", placeholder: "N", help: "Patches per change in the batched history (default 4096).")
+    static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
+    static var options: [Option] { [trace, runs, batch, json] }
+
+    var path: String
+    var runs: Int
+    var batch: Int
+    var printsJSON: Bool
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        guard let trace = try arguments.value(of: Self.trace)?.path() else { throw .missingOption(Self.trace) }
+        path = trace
+        runs = try ArgumentValue.positive(arguments.value(of: Self.runs), default: 5)
+        batch = try ArgumentValue.positive(arguments.value(of: Self.batch), default: 4_096)
+        printsJSON = arguments.flag(Self.json)
+    }
+
+    func run(in context: ToolContext) async throws {
+        let trace = try TraceFile.load(path)
+        let name = URL(fileURLWithPath: path).lastPathComponent
+            .replacingOccurrences(of: ".json.gz", with: "").replacingOccurrences(of: ".json", with: "")
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("quire-bench-delta-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var benchmark = DeltaBenchmark(trace: trace, traceName: name, directory: directory)
+        benchmark.runs = runs
+        benchmark.batch = batch
+        let result = try benchmark.run()
+        try context.report(result, asJSON: printsJSON)
+        if !result.correct { throw BenchmarkFailure("an imported text differs from the trace's endContent") }
+    }
+}
+
+extension DeltaBenchmark.Result: BenchmarkResult {
+    /// The figures as aligned lines.
+    var table: String {
+        func deflated(_ bytes: Int) -> String { bytes == 0 ? "payload deflated by the format" : "\(bytes) bytes deflated whole" }
+        let rows: [(String, String)] = [
+            ("trace", "\(trace) (\(ops) ops, \(end_chars) characters)"),
+            ("history", "\(changes) changes"),
+            ("delta file", "\(delta_bytes) bytes (\(deflated(delta_deflated_bytes)))"),
+            ("export", String(format: "%.2f ms", export_ms)),
+            ("import into an empty store", String(format: "%.2f ms (median of %d)", import_ms, runs)),
+            ("keystroke file", String(format: "%.1f bytes (mean of %d)", keystroke_file_bytes, keystrokes)),
+            ("batched history", "\(batched_changes) changes of up to \(batch) patches"),
+            ("batched delta file", "\(batched_delta_bytes) bytes (\(deflated(batched_delta_deflated_bytes)))"),
+            ("batched import", String(format: "%.2f ms", batched_import_ms)),
+            ("correct", correct ? "yes" : "NO"),
+        ]
+        return rows.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()
+    }
+}

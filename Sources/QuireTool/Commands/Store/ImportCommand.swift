@@ -1,0 +1,105 @@
+import Foundation
+import Quire
+
+/// `quire import FILE...`: delta files from other replicas, each all or nothing.
+struct ImportCommand: Command {
+    static let name = "import"
+    static let summary = "Import delta files from other replicas and print what each changed."
+    static let usage = "[--store DIR] FILE..."
+    static let discussion = """
+        Imports each delta file in one transaction of its own: all of it or nothing.
+        Creates the store when DIR holds none yet (a new replica joins the lineage of
+        the first file it imports). For each file, prints the merge report: changes
+        applied, already known and pending (waiting for earlier changes), the records,
+        texts and hierarchy nodes changed, values lost to concurrent writes, siblings
+        left with the same name, and moves skipped because they would make a cycle.
+
+        A file that is refused (damaged, truncated, from another store ...) leaves the
+        store as it was; its reason is printed, the other files are still imported,
+        and the command exits 1. On a terminal, a progress bar shows on standard error
+        for imports of more than 16 files or 1 MB.
+
+        Example:
+          quire import --store ~/Notes.quire from-laptop.qdelta from-phone.qdelta
+        """
+    static var options: [Option] { [StoreLocation.option] }
+
+    /// More files than this, or more bytes than ``progressBytes``, show a progress bar.
+    static let progressFiles = 16
+    static let progressBytes = 1 << 20
+
+    var store: String?
+    var files: [String]
+
+    init(parsing arguments: inout Arguments) throws(UsageError) {
+        store = try StoreLocation.directory(from: arguments)
+        files = try arguments.remainingPositionals(named: "FILE").map { value throws(UsageError) in try value.path() }
+        guard !files.isEmpty else { throw .missingArgument("FILE") }
+    }
+
+    func run(in context: ToolContext) async throws {
+        let directory = StoreLocation.resolve(store, in: context)
+        let isNew = !StoreLocation.holdsStore(directory)
+        let opened = try Store(directory: directory)
+        if isNew { context.output.writeLine("created a new store at \(directory) (replica \(opened.replica))") }
+        let sizes = files.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
+        let totalBytes = sizes.reduce(0, +)
+        let progress = files.count > Self.progressFiles || totalBytes > Self.progressBytes
+            ? ProgressBar(label: "importing", total: files.count, totalBytes: totalBytes, errorOutput: context.errorOutput)
+            : nil
+        var total = MergeReport()
+        var refused = 0
+        try StoreLocation.withStore(opened) { store in
+            var doneBytes = 0
+            for (index, file) in files.enumerated() {
+                progress?.update(done: index, doneBytes: doneBytes)
+                let outcome = Result { try store.importDelta(Self.read(file)) }
+                progress?.clear()
+                switch outcome {
+                case .success(let report):
+                    let lines = report.summaryLines
+                    context.output.writeLine("\(file): " + lines[0])
+                    for line in lines.dropFirst() { context.output.writeLine(line) }
+                    total.add(report)
+                case .failure(let error):
+                    refused += 1
+                    context.errorOutput.writeLine("\(QuireCLI.name): \(file): refused: \(error)")
+                }
+                doneBytes += sizes[index]
+            }
+            progress?.update(done: files.count, doneBytes: doneBytes)
+            progress?.clear()
+        }
+        if files.count > 1 {
+            context.output.writeLine(
+                "total: \(files.count - refused) of \(files.count) files imported; \(total.applied.count) applied, "
+                    + "\(total.alreadyKnown.count) already known, \(total.pending.count) pending")
+        }
+        if refused > 0 { throw RefusedImports(refused: refused, total: files.count) }
+    }
+
+    /// The bytes of the delta file at `path`.
+    private static func read(_ path: String) throws -> [UInt8] {
+        do {
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw UnreadableFile(path: path, reason: error.localizedDescription)
+        }
+    }
+}
+
+/// A delta file that cannot be read at all.
+struct UnreadableFile: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot read the file (\(reason)); check its path and permissions" }
+}
+
+/// Some of the files given to `quire import` were refused.
+struct RefusedImports: Error, CustomStringConvertible {
+    var refused: Int
+    var total: Int
+    var description: String {
+        "\(refused) of \(total) delta \(total == 1 ? "file was" : "files were") refused (see above); each refused file left the store unchanged — fetch it again from its sender and re-run the import"
+    }
+}
