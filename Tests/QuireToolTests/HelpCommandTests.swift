@@ -20,6 +20,10 @@ struct HelpCommandTests {
             Commands:
               help       Show the list of commands, or one command's help.
               version    Print the version of quire and of the linked LMDB library.
+              status     Show the store's replica, version, pending changes and sizes.
+              export     Write a delta file with the changes another replica lacks.
+              import     Import delta files from other replicas and print what each changed.
+              sync       Exchange changes with other replicas through a folder a file-sync engine carries.
               trace      Replay editing traces through the text CRDT.
               bench      Measure Quire against a baseline run in the same process.
 

@@ -10,6 +10,7 @@ public enum CommandRegistry {
         StatusCommand.self,
         ExportCommand.self,
         ImportCommand.self,
+        SyncCommand.self,
         TraceCommand.self,
         BenchCommand.self,
     ]

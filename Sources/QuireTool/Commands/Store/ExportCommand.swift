@@ -48,7 +48,11 @@ struct ExportCommand: Command {
             return (bytes, try store.changes(since: version))
         }
         guard let exported else {
-            context.output.writeLine("nothing to export: the replica at \(versionPath ?? "that version") has every change of this store; \(outputPath) not written")
+            if let versionPath {
+                context.output.writeLine("nothing to export: the replica at \(versionPath) has every change of this store; \(outputPath) not written")
+            } else {
+                context.output.writeLine("nothing to export: the store has no changes yet; \(outputPath) not written")
+            }
             return
         }
         try AtomicFile.write(exported.bytes, to: outputPath)

@@ -40,6 +40,9 @@ struct ImportCommand: Command {
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
         let isNew = !StoreLocation.holdsStore(directory)
+        if isNew, !files.contains(where: FileManager.default.fileExists(atPath:)) {
+            throw UnreadableFile(path: files[0], reason: "no such file")
+        }
         let opened = try Store(directory: directory)
         if isNew { context.output.writeLine("created a new store at \(directory) (replica \(opened.replica))") }
         let sizes = files.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
@@ -80,6 +83,7 @@ struct ImportCommand: Command {
 
     /// The bytes of the delta file at `path`.
     private static func read(_ path: String) throws -> [UInt8] {
+        guard FileManager.default.fileExists(atPath: path) else { throw UnreadableFile(path: path, reason: "no such file") }
         do {
             return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
@@ -92,7 +96,7 @@ struct ImportCommand: Command {
 struct UnreadableFile: Error, CustomStringConvertible {
     var path: String
     var reason: String
-    var description: String { "cannot read the file (\(reason)); check its path and permissions" }
+    var description: String { "cannot read \(path) (\(reason)); check its path and permissions" }
 }
 
 /// Some of the files given to `quire import` were refused.

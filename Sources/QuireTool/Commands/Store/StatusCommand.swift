@@ -6,7 +6,7 @@ import QuireCore
 struct StatusCommand: Command {
     static let name = "status"
     static let summary = "Show the store's replica, version, pending changes and sizes."
-    static let usage = "[--store DIR] [--json] [--version-out FILE]"
+    static let usage = "[--store DIR] [--json] [--version-out FILE] [--folder FOLDER]"
     static let discussion = """
         Prints the replica ID, the store ID (shared by every replica of the store), the
         version (each replica's next counter: what this store has of it), the changes
@@ -17,21 +17,27 @@ struct StatusCommand: Command {
         docs/cli.md); give that file to 'quire export --since' on another replica to
         export only what this one lacks.
 
+        With --folder, also shows what a sync folder holds: per replica, its delta
+        files (how many, their bytes, how far they go) and its acknowledgement.
+
         Example:
           quire status --store ~/Notes.quire --version-out phone.version
         """
     static let json = Option.flag("json", help: "Print one JSON object instead of lines.")
     static let versionOut = Option.value("version-out", placeholder: "FILE", help: "Also write the version to FILE.")
-    static var options: [Option] { [StoreLocation.option, json, versionOut] }
+    static let folder = Option.value("folder", placeholder: "FOLDER", help: "Also show what this sync folder holds.")
+    static var options: [Option] { [StoreLocation.option, json, versionOut, folder] }
 
     var store: String?
     var printsJSON: Bool
     var versionPath: String?
+    var folderPath: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
         printsJSON = arguments.flag(Self.json)
         versionPath = try arguments.value(of: Self.versionOut)?.path()
+        folderPath = try arguments.value(of: Self.folder)?.path()
     }
 
     /// The status as `--json` prints it; keys in snake case.
@@ -47,11 +53,13 @@ struct StatusCommand: Command {
         var record_count: Int
         var text_count: Int
         var file_bytes: Int
+        /// With `--folder`: what the sync folder holds.
+        var folder: SyncFolderState?
     }
 
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
-        let (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory)) { store in
+        var (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory)) { store in
             let statistics = try store.statistics()
             let version = store.version
             let report = Report(
@@ -62,11 +70,13 @@ struct StatusCommand: Command {
                 text_count: statistics.textCount, file_bytes: statistics.fileBytes)
             return (report, VersionFile(storeID: store.storeID.description, version: version))
         }
+        if let folderPath { report.folder = try SyncFolderState.read(folderPath) }
         if let versionPath { try AtomicFile.write(Array(versionFile.text.utf8), to: versionPath) }
         if printsJSON {
             context.output.writeLine(try BenchmarkJSON.line(report))
         } else {
             context.output.write(Self.lines(report))
+            for line in report.folder?.lines(thisReplica: report.replica) ?? [] { context.output.writeLine(line) }
             if let versionPath { context.output.writeLine("wrote the version to \(versionPath)") }
         }
     }

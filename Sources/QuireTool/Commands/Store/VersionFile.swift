@@ -6,18 +6,20 @@ import QuireCore
 /// export just what it lacks (`quire status --version-out FILE` writes one,
 /// `quire export --since FILE` reads one).
 ///
-/// A small text format, one item per line; blank lines and lines starting with `#` are
-/// ignored:
+/// UTF-8 text, one item per line, in the line syntax of a sync folder's `ack` file (which
+/// `--since` reads as well); blank lines and lines starting with `#` are ignored:
 ///
 /// ```
-/// quire-version 1
-/// store 5f0c1e…                      (the store ID, 32 hex digits)
-/// replica 3a9d52c01b7e4f66 1204      (replica ID in 16 hex digits, next counter)
-/// replica 8b1f00d2c4a3e950 17
+/// quire-version 1                    (or "quire-ack 1" in a sync folder's ack file)
+/// store 5f0c1e…                      (the store ID, 32 hex digits; optional)
+/// 3a9d52c01b7e4f66 1204              (replica ID in 16 hex digits, its next counter)
+/// 8b1f00d2c4a3e950 17
 /// ```
 struct VersionFile: Hashable {
     /// The first line of every version file.
     static let header = "quire-version 1"
+    /// The first line of a sync folder's acknowledgement, read the same way.
+    static let acknowledgementHeader = "quire-ack 1"
     /// The largest file read; a version of 10,000 replicas takes about 430 KB.
     static let maximumBytes = 1 << 20
 
@@ -40,7 +42,7 @@ struct VersionFile: Hashable {
         var text = Self.header + "\n"
         if let storeID { text += "store \(storeID)\n" }
         for (replica, counter) in version.counters.sorted(by: { $0.key < $1.key }) where counter > 0 {
-            text += "replica \(replica) \(counter)\n"
+            text += "\(replica) \(counter)\n"
         }
         return text
     }
@@ -76,7 +78,9 @@ struct VersionFile: Hashable {
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
             let number = index + 1
             guard sawHeader else {
-                guard line == header else { throw Failure(path: path, problem: "line \(number) should be '\(header)'") }
+                guard line == header || line == acknowledgementHeader else {
+                    throw Failure(path: path, problem: "line \(number) should be '\(header)'")
+                }
                 sawHeader = true
                 continue
             }
@@ -86,17 +90,15 @@ struct VersionFile: Hashable {
                     throw Failure(path: path, problem: "line \(number): expected 'store' and 32 hexadecimal digits, once")
                 }
                 file.storeID = words[1].lowercased()
-            case "replica":
-                guard words.count == 3, words[1].count <= 16, let replica = UInt64(words[1], radix: 16), replica != 0,
-                      let counter = UInt64(words[2])
-                else {
-                    throw Failure(path: path, problem: "line \(number): expected 'replica', a replica ID in hexadecimal and a counter")
+            case let word? where words.count == 2 && word.count == 16 && word.allSatisfy(\.isHexDigit):
+                guard let replica = UInt64(word, radix: 16), replica != 0, let counter = UInt64(words[1]) else {
+                    throw Failure(path: path, problem: "line \(number): expected a replica ID (16 hex digits, not 0) and its next counter")
                 }
                 guard counters.updateValue(counter, forKey: ReplicaID(replica)) == nil else {
-                    throw Failure(path: path, problem: "line \(number): replica \(words[1]) appears twice")
+                    throw Failure(path: path, problem: "line \(number): replica \(word) appears twice")
                 }
             default:
-                throw Failure(path: path, problem: "line \(number): unknown item '\(words.first ?? "")'")
+                throw Failure(path: path, problem: "line \(number): expected 'store' and the store ID, or a replica ID (16 hex digits) and its next counter")
             }
         }
         guard sawHeader else { throw Failure(path: path, problem: "it is empty; expected '\(header)' on its first line") }
