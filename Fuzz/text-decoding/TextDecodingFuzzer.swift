@@ -19,6 +19,12 @@ public func textDecodingFuzzTest(_ start: UnsafePointer<UInt8>, _ count: Int) ->
         _ = text.encodedState()
     } else if let text = try? ReplicatedText(replica: ReplicaID(9), state: payload) {
         _ = text.string
+        // The logs stay encoded until used: whatever loaded must decode them, every
+        // operation of every replica.
+        let history = text.operations(since: VersionVector())
+        guard history.reduce(0, { $0 + $1.length }) == text.version.counters.values.reduce(0, { $0 + Int($1) }) else {
+            fatalError("a loaded state's logs do not give back its operations")
+        }
         try? text.insert("x", at: text.count)
         try? text.delete(0..<min(1, text.count))
         let again = text.encodedState()

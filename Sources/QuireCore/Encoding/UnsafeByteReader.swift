@@ -42,11 +42,24 @@ struct UnsafeByteReader {
     /// Reads an unsigned LEB128 integer of at most 10 bytes.
     @inline(__always)
     mutating func readVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
-        if offset < bytes.count {
-            let byte = bytes.baseAddress.unsafelyUnwrapped[offset]
-            if byte < 0x80 {
+        // Values below 2^21 (counters, lengths, offsets in all but huge texts) inline;
+        // with three bytes left none of them needs another check.
+        if bytes.count - offset >= 3 {
+            let base = bytes.baseAddress.unsafelyUnwrapped + offset
+            let first = base[0]
+            if first < 0x80 {
                 offset += 1
-                return UInt64(byte)
+                return UInt64(first)
+            }
+            let second = base[1]
+            if second < 0x80 {
+                offset += 2
+                return UInt64(first & 0x7F) | UInt64(second) << 7
+            }
+            let third = base[2]
+            if third < 0x80 {
+                offset += 3
+                return UInt64(first & 0x7F) | UInt64(second & 0x7F) << 7 | UInt64(third) << 14
             }
         }
         return try readLongVarint(what())
@@ -124,9 +137,10 @@ struct UnsafeByteReader {
         return try readBytes(count, what())
     }
 
-    /// Skips `count` bytes, which the caller has checked remain.
+    /// Moves to `offset`, which the caller knows lies within the bytes.
     @inline(__always)
     mutating func skip(to offset: Int) {
+        precondition(offset >= 0 && offset <= bytes.count, "offset outside the bytes")
         self.offset = offset
     }
 }

@@ -176,7 +176,8 @@ private struct LoadedState {
             contents.append(Array(content))
             let entryCount = try reader.readCount("log entries", limit: 1 << 32, minimumElementSize: 3)
             let logStart = reader.offset
-            insertions.beginAgent()
+            // Typically no more than half an agent's operations are deletions.
+            insertions.beginAgent(expecting: Int(min(counter, UInt64(2 * content.count + 64))))
             var scanner = LogScanner(agent: agent, agents: agentCount, counterLimit: counter, content: content, isASCII: ascii)
             var deleted: UInt64 = 0
             var insertionEnd: UInt64 = 0
@@ -383,9 +384,11 @@ private struct InsertionSet {
         return item.counter < agent.limit && words[agent.base + Int(item.counter >> 6)] & (1 << (item.counter & 63)) != 0
     }
 
-    /// Starts the next agent's counters.
-    mutating func beginAgent() {
+    /// Starts the next agent's counters, with room for those below `expected` (a guess
+    /// from the input's size, not a bound).
+    mutating func beginAgent(expecting expected: Int) {
         agents.append((words.count, 0))
+        words.reserveCapacity(words.count + expected / 64 + 1)
     }
 
     /// Adds the `length > 0` counters from `first` to the last agent begun, which holds
@@ -394,7 +397,7 @@ private struct InsertionSet {
         let end = first + UInt64(length)
         let base = agents[agents.count - 1].base
         let needed = base + Int((end + 63) >> 6)
-        if words.count < needed { words.append(contentsOf: repeatElement(0, count: needed - words.count)) }
+        while words.count < needed { words.append(0) }
         agents[agents.count - 1].limit = end
         let (start, last, head, tail) = Self.span(first, length)
         words.withUnsafeMutableBufferPointer { words in

@@ -31,7 +31,7 @@ public final class ReplicatedText {
     /// through ``logs``.
     @exclusivity(unchecked) private var decodedLogs: [[LogEntry]] = []
     /// A loaded state's logs, validated but not yet decoded (nil once decoded).
-    private var encodedLogs: EncodedLogs?
+    @exclusivity(unchecked) private var encodedLogs: EncodedLogs?
     /// Agent → the next counter expected (the number of its operations integrated).
     @exclusivity(unchecked) var nextCounter: [UInt64] = []
     /// Remote operations waiting for their dependencies, per replica.
@@ -126,7 +126,7 @@ public final class ReplicatedText {
 
     /// The whole text. O(n).
     public var string: String {
-        String(decoding: tree.visibleUTF8(), as: UTF8.self)
+        tree.visibleString()
     }
 
     /// The text in `range`, counted in `unit`. O(log n + length of the slice).
@@ -348,10 +348,14 @@ public final class ReplicatedText {
     private func appendToLog(_ entry: LogEntry, agent: Int32) {
         let index = Int(agent)
         nextCounter[index] += UInt64(entry.length)
-        if let last = logs[index].last, let merged = last.merged(with: entry, agent: agent) {
-            logs[index][logs[index].count - 1] = merged
+        Self.append(entry, agent: agent, to: &logs[index])
+    }
+
+    private static func append(_ entry: LogEntry, agent: Int32, to log: inout [LogEntry]) {
+        if let last = log.last, let merged = last.merged(with: entry, agent: agent) {
+            log[log.count - 1] = merged
         } else {
-            logs[index].append(entry)
+            log.append(entry)
         }
     }
 

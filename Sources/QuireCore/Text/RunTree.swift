@@ -591,30 +591,35 @@ struct RunTree {
         }
     }
 
-    /// The UTF-8 of the visible text, in order.
-    func visibleUTF8() -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(counts.utf8)
-        // One agent's buffer at a time, held in a local: no reference counting per run.
-        var agent: Int32 = -1
-        var buffer: [UInt8] = []
-        var leaf: Int32? = start.leaf
-        while let current = leaf {
-            let base = slot(current, 0)
-            for index in 0..<runCount(current) {
-                let run = slots[base + index]
-                if run.isDeleted { continue }
-                if run.agent != agent {
-                    agent = run.agent
-                    buffer = content[Int(agent)]
+    /// The visible text, its UTF-8 copied run by run into the string's own storage.
+    func visibleString() -> String {
+        let total = counts.utf8
+        return String(unsafeUninitializedCapacity: total) { bytes in
+            // One agent's buffer at a time, held in a local: no reference counting per run.
+            var agent: Int32 = -1
+            var buffer: [UInt8] = []
+            var written = 0
+            var leaf: Int32? = start.leaf
+            while let current = leaf {
+                let base = slot(current, 0)
+                for index in 0..<runCount(current) {
+                    let run = slots[base + index]
+                    if run.isDeleted { continue }
+                    if run.agent != agent {
+                        agent = run.agent
+                        buffer = content[Int(agent)]
+                    }
+                    let count = min(run.utf8Count, total - written)  // the leaf totals say they fit
+                    buffer.withUnsafeBufferPointer { source in
+                        let run = UnsafeBufferPointer(rebasing: source[run.byteStart..<run.byteStart + count])
+                        _ = UnsafeMutableBufferPointer(rebasing: bytes[written...]).initialize(fromContentsOf: run)
+                    }
+                    written += count
                 }
-                buffer.withUnsafeBufferPointer { source in
-                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[run.byteStart..<run.byteStart + run.utf8Count]))
-                }
+                leaf = nextLeaf(after: current)
             }
-            leaf = nextLeaf(after: current)
+            return written
         }
-        return bytes
     }
 
     /// The bytes the tree holds: node arrays, the ID index and the content buffers.
