@@ -30,8 +30,8 @@ public struct SyncReport: Hashable, Sendable {
     /// Creates an empty report.
     public init() {}
 
-    /// The imports' merge reports combined: changes applied, already known and still
-    /// pending (as of the end of the sync), and everything they changed.
+    /// The imports' merge reports combined: changes applied and already known, changes
+    /// still pending after the last import, and everything they changed.
     public var merged: MergeReport {
         var merged = MergeReport()
         for file in imported {
