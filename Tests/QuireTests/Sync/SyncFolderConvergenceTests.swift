@@ -2,6 +2,7 @@ import Foundation
 import Quire
 import QuireCore
 import QuireTestSupport
+import Synchronization
 import Testing
 
 @Suite("Sync folder: replicas converge through one folder")
@@ -79,5 +80,41 @@ struct SyncFolderConvergenceTests {
             #expect(try StoreSpec.dump(store) == reference)
         }
         #expect(reference.records.count > 2)
+    }
+
+    @Test("syncs of one store from several threads, while it is written, write no overlapping files and lose nothing")
+    func concurrentSyncs() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b) = (replicas[0], replicas[1])
+        let path = folder.path
+        try a.write { tx in try tx.insert(File(name: "Log", status: "draft", rating: 0)) }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            do {
+                for step in 0..<10 {
+                    if index % 2 == 0 {
+                        try a.sync(folder: path)
+                    } else {
+                        try a.write { tx in try tx.insert(File(name: "Entry \(index)-\(step)", status: "draft", rating: step)) }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        try a.sync(folder: path)
+        let names = try SyncSpec.deltaFiles(path, of: a.replica)
+        var next: UInt64 = 0
+        for name in names {
+            #expect(SyncSpec.first(of: name) == next, "\(names)")
+            next = UInt64(name.dropFirst(String(SyncSpec.first(of: name)).count + 1).prefix { $0 != "." })! + 1
+        }
+        #expect(next == a.version[a.replica])
+        try b.sync(folder: path)
+        #expect(try StoreSpec.dump(b) == StoreSpec.dump(a))
     }
 }
