@@ -51,7 +51,12 @@ extension Store {
     ///   that contradict this store. The store is then unchanged.
     @discardableResult
     public func importDelta(_ bytes: [UInt8]) throws -> MergeReport {
-        let file = try DeltaFile.decode(bytes)
+        try importDelta(decoded: DeltaFile.decode(bytes))
+    }
+
+    /// Imports a delta file already decoded and checked (the sync folder checks a file
+    /// against its name first).
+    func importDelta(decoded file: DeltaFile) throws -> MergeReport {
         let (report, event) = try state.withLock { state -> (MergeReport, StoreEvent?) in
             guard !state.isClosed else { throw StoreError.closed }
             var adopted: StoreID?

@@ -185,7 +185,7 @@ struct SyncRun {
                 continue
             }
             do {
-                report.imported.append(.init(path: relative, report: try store.importDelta(bytes)))
+                report.imported.append(.init(path: relative, report: try store.importDelta(decoded: file)))
             } catch let error as DeltaFileError {
                 report.skipped.append(.init(path: relative, reason: .rejected(error)))
             } catch let error as StoreError {
