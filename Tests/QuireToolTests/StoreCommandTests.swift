@@ -97,6 +97,27 @@ struct StoreCommandTests {
         }
     }
 
+    @Test("export --since a version file of another store is refused; import of another store's file too")
+    func otherLineage() throws {
+        try withTemporaryDirectory { temp in
+            let mine = temp.appending("mine"), theirs = temp.appending("theirs")
+            try makeStore(at: mine, notes: ["Ode"])
+            try makeStore(at: theirs, notes: ["Elegy"])
+            let version = temp.appending("theirs.version")
+            #expect(try QuireExecutable.run(["status", "--store", theirs, "--version-out", version]).status == 0)
+            let export = try QuireExecutable.run(["export", "--store", mine, "--since", version, "-o", temp.appending("d")])
+            #expect(export.status == 1)
+            #expect(export.standardError.contains("\(version) is the version of store "))
+            #expect(export.standardError.contains("use the version file of a replica of this store, or export with --all"))
+
+            let delta = temp.appending("theirs.qdelta")
+            #expect(try QuireExecutable.run(["export", "--store", theirs, "-o", delta]).status == 0)
+            let imported = try QuireExecutable.run(["import", "--store", mine, delta])
+            #expect(imported.status == 1)
+            #expect(imported.standardError.contains("refused: the delta file belongs to store"))
+        }
+    }
+
     @Test("a corrupt file is refused with its reason and exit 1; the other files are still imported")
     func corruptFile() throws {
         try withTemporaryDirectory { temp in

@@ -57,7 +57,7 @@ struct SyncCommand: Command {
         lines.append(
             "synced: \(MergeReport.count(report.written.count, "file")) written, "
                 + "\(report.imported.count) imported, \(report.skipped.count) skipped, \(report.pruned.count) pruned; "
-                + "\(merged.applied.count) changes applied, \(merged.pending.count) pending")
+                + MergeReport.count(merged.applied.count, "change") + " applied, \(merged.pending.count) pending")
         lines.append("acknowledged \(report.acknowledged)")
         return lines
     }
