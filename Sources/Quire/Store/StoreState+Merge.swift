@@ -13,10 +13,37 @@ extension StoreState {
         var queue = pending
         var newlyPending: Set<ChangeID> = []
 
+        var treeBatch: [TreeOperation] = []
+        func isReady(_ change: IncomingChange) -> Bool {
+            change.id.counter == version[change.id.replica]
+                && change.dependencies.counters.allSatisfy { version[$0.key] >= $0.value }
+        }
+        func integrateNow(_ change: IncomingChange) throws(StoreError) {
+            let id = change.id
+            seen[id.replica, default: VersionVector()].formUnion(change.dependencies)
+            let resolved = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
+                try self.nextTextCounter(of: id.replica, in: text)
+            }
+            noteNames(of: resolved)
+            try apply(resolved, knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
+            if pending[id] != nil { session?.pendingRemoved.insert(id) }
+            newlyPending.remove(id)
+            version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
+            lamport = max(lamport, change.lamport)
+            session?.integrated[id] = resolved
+            report.applied.append(id)
+        }
+
+        // Changes in causal order (the usual case: a file from one replica) are applied as
+        // they come; the others wait in the queue, with the pending ones.
         for change in incoming {
             let known = version[change.id.replica]
             if change.endCounter <= known {
-                try checkSameAsLogged(change)
+                if let integrated = session?.integrated[change.id] {
+                    try checkSame(change, as: integrated)  // twice in one batch
+                } else {
+                    try checkSameAsLogged(change)
+                }
                 report.alreadyKnown.append(change.id)
                 continue
             }
@@ -33,32 +60,22 @@ extension StoreState {
                 }
                 continue
             }
-            queue[change.id] = change
-            newlyPending.insert(change.id)
+            if isReady(change) {
+                try integrateNow(change)
+            } else {
+                queue[change.id] = change
+                newlyPending.insert(change.id)
+            }
         }
 
-        var treeBatch: [TreeOperation] = []
-        var progress = true
+        var progress = !queue.isEmpty
         while progress {
             progress = false
             for id in queue.keys.sorted() {
                 let change = queue[id]!
-                guard change.id.counter == version[id.replica],
-                    change.dependencies.counters.allSatisfy({ version[$0.key] >= $0.value })
-                else { continue }
-                seen[id.replica, default: VersionVector()].formUnion(change.dependencies)
-                let resolved = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
-                    try self.nextTextCounter(of: id.replica, in: text)
-                }
-                noteNames(of: resolved)
-                try apply(resolved, knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
+                guard isReady(change) else { continue }
                 queue[id] = nil
-                if pending[id] != nil { session?.pendingRemoved.insert(id) }
-                newlyPending.remove(id)
-                version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
-                lamport = max(lamport, change.lamport)
-                session?.integrated[id] = resolved
-                report.applied.append(id)
+                try integrateNow(change)
                 progress = true
             }
         }
@@ -96,17 +113,21 @@ extension StoreState {
         } catch {
             throw .corrupt(database: layout.changes.name, problem: "\(error)")
         }
-        let change = incoming.id
         guard let logged else {
-            throw .invalidChange("change \(change) overlaps changes this store has from \(change.replica) at other boundaries (a cloned replica?)")
+            throw .invalidChange("change \(incoming.id) overlaps changes this store has from \(incoming.id.replica) at other boundaries (a cloned replica?)")
         }
+        try checkSame(incoming, as: logged)
+    }
+
+    /// Refuses `incoming` unless it is `known`, the change this store has under its ID.
+    private func checkSame(_ incoming: IncomingChange, as known: Change) throws(StoreError) {
         let same: Bool
         switch incoming {
-        case .decoded(let decoded): same = logged == decoded
-        case .delta(let delta): same = DeltaChange(logged, names: names[change.replica]) == delta
+        case .decoded(let decoded): same = known == decoded
+        case .delta(let delta): same = DeltaChange(known, names: names[known.id.replica]) == delta
         }
         guard same else {
-            throw .invalidChange("two different changes carry the ID \(change): this store logged another one under it, so two histories share one replica ID (a cloned replica?)")
+            throw .invalidChange("two different changes carry the ID \(known.id): this store has another one under it, so two histories share one replica ID (a cloned replica?)")
         }
     }
 
@@ -206,7 +227,7 @@ extension StoreState {
     /// `replica`'s next counter in `text`: where its next operations there start.
     func nextTextCounter(of replica: ReplicaID, in text: TextID) throws(StoreError) -> UInt64 {
         do {
-            return try self.text(text).text.version[replica]
+            return try self.text(text).text.nextCounter(of: replica)
         } catch let error as StoreError {
             throw error
         } catch {

@@ -499,6 +499,12 @@ public final class ReplicatedText {
         operations(since: version, upTo: nil)
     }
 
+    /// The counter `replica`'s next operation in this text will have: how many of its
+    /// operations are integrated. O(1).
+    public func nextCounter(of replica: ReplicaID) -> UInt64 {
+        tree.agents[replica].map { nextCounter[Int($0)] } ?? 0
+    }
+
     /// The counter this replica's next local operation will get.
     public var localCounter: UInt64 { nextCounter[Int(localAgent)] }
 
