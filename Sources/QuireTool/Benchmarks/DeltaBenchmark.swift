@@ -9,16 +9,17 @@ import QuireCore
 ///
 /// The history is built as the trace's own transactions, one store change per
 /// transaction (for the sequential traces, one per patch: every keystroke its own
-/// change, as autosave makes them). For comparison the same patches are also written in
-/// batches of ``batch`` per change, which makes a smaller history with fewer changes.
+/// change, as autosave makes them). The same patches are also written in batches of
+/// ``batch`` per change — by default all of them in one change, the way the peer figures
+/// (Loro, Yrs) were measured: the trace replayed in one transaction.
 /// Setup writes use `noSync` durability; the measured imports use full durability.
 struct DeltaBenchmark {
     var trace: EditingTrace
     var traceName: String
     /// Runs of the import; the figure is their median.
     var runs = 5
-    /// Patches per change in the batched history.
-    var batch = 4_096
+    /// Patches per change in the batched history; all of them by default.
+    var batch = Int.max
     /// One-character keystrokes whose delta files are measured.
     var keystrokes = 1_000
     /// Where the stores are created (a fresh subdirectory per store).
@@ -80,7 +81,7 @@ struct DeltaBenchmark {
             trace: traceName, ops: trace.patchCount, runs: runs, changes: perTransaction.changes,
             delta_bytes: perTransaction.file.count, delta_deflated_bytes: Self.deflatedSize(of: perTransaction.file),
             export_ms: Timing.median(perTransaction.exportTimes), import_ms: importTime,
-            keystroke_file_bytes: keystrokeBytes, keystrokes: keystrokeCount, batch: batch,
+            keystroke_file_bytes: keystrokeBytes, keystrokes: keystrokeCount, batch: min(batch, patches.count),
             batched_changes: batched.changes, batched_delta_bytes: batched.file.count,
             batched_delta_deflated_bytes: Self.deflatedSize(of: batched.file), batched_import_ms: batchedImportTime,
             end_chars: trace.endContent.unicodeScalars.count, correct: correct)
