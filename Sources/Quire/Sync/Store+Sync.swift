@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import QuireCore
 import Synchronization
 
@@ -304,13 +307,32 @@ struct SyncRun {
         return [UInt8](data)
     }
 
-    /// Writes a file of this replica through a temporary file in the same folder and a
-    /// rename, so readers see the whole file or none.
+    /// Writes a file of this replica through a hidden temporary file in the same folder,
+    /// flushed to disk, then renamed: readers see the whole file or none, and after a
+    /// power loss the name never points at an empty file.
     private func writeAtomically(_ bytes: [UInt8], to relative: String) throws {
         let path = folder + "/" + relative
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            guard FileManager.default.createFile(atPath: temporary, contents: nil) else {
+                throw SyncProblem("cannot create \(temporary)")
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary))
+            do {
+                try handle.write(contentsOf: Data(bytes))
+                try handle.synchronize()
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            guard rename(temporary, path) == 0 else {
+                throw SyncProblem("cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            }
         } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
             throw SyncError.writeFailed(path: path, problem: SyncError.problem(error))
         }
     }
