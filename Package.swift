@@ -44,9 +44,14 @@ let package = Package(
         // Object store: the replication core persisted through the storage layer.
         .target(name: "Quire", dependencies: ["LMDB", "QuireCore"]),
 
+        // The two reference apps of the brief as Quire records: the writing app (projects,
+        // folders, files) and the flash-card app (categories, notes, clues). The tool's
+        // binder and cards commands, the demo and the store tests use them.
+        .target(name: "QuireApps", dependencies: ["Quire"]),
+
         // The command-line tool: argument parsing and commands live in a library so
         // tests can drive them; `quire` is a three-line `main`.
-        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore", "Quire", "CZlib"]),
+        .target(name: "QuireTool", dependencies: ["LMDB", "QuireCore", "Quire", "QuireApps", "CZlib"]),
         .executableTarget(name: "quire", dependencies: ["QuireTool"]),
 
         // Shared by the test targets: temporary directories, locating built products,
@@ -62,7 +67,7 @@ let package = Package(
         ),
         .testTarget(
             name: "QuireTests",
-            dependencies: ["Quire", "QuireTestSupport", "store-test-typist"]
+            dependencies: ["Quire", "QuireApps", "QuireTestSupport", "store-test-typist"]
         ),
         .testTarget(
             name: "QuireToolTests",

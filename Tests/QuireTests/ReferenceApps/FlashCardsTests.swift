@@ -1,5 +1,6 @@
 import Foundation
 import Quire
+import QuireApps
 import QuireCore
 import QuireTestSupport
 import Testing
