@@ -1,0 +1,40 @@
+import Foundation
+import Quire
+import QuireApps
+
+/// Finding and creating files for the commands that read and write their content.
+enum FileAccess {
+    /// The live file `path` names.
+    ///
+    /// - Throws: ``AppError`` for an unknown path, or one that names a folder or project.
+    static func file<R: StoreReading & ~Copyable>(_ path: String, _ tx: borrowing R) throws -> BinderNode {
+        let node = try BinderPath.resolve(path, tx)
+        guard node.kind == .file else {
+            throw AppError("'\(path)' is a \(node.kind.rawValue), not a file; see its contents with 'quire tree \(path.shellQuoted)'")
+        }
+        return node
+    }
+
+    /// The file `path` names, created (empty) when its parent exists and it does not.
+    ///
+    /// - Returns: The file and whether it was created.
+    static func fileCreating(_ path: String, _ tx: borrowing StoreWriter) throws -> (file: BinderNode, created: Bool) {
+        let (parent, name) = try BinderPath.resolveParent(of: path, tx, creating: "file")
+        if try BinderPath.sibling(named: name, under: parent.id, tx) != nil || RecordID(parsing: name) != nil {
+            return (try file(path, tx), false)  // it exists (an ID must)
+        }
+        let id = try tx.insert(File(name: name), under: parent.id)
+        return (BinderNode(id: id, kind: .file, name: name), true)
+    }
+
+    /// All of standard input, as UTF-8 text.
+    ///
+    /// - Throws: ``AppError`` when it is not UTF-8.
+    static func readStandardInput() throws -> String {
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw AppError("standard input is not UTF-8 text; convert it first (for example with iconv)")
+        }
+        return text
+    }
+}
