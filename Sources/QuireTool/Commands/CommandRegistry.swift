@@ -7,6 +7,7 @@ public enum CommandRegistry {
     public static let commands: [any Command.Type] = [
         HelpCommand.self,
         VersionCommand.self,
+        DemoCommand.self,
         // The writing binder (Commands/Binder).
         ProjectCommand.self,
         TreeCommand.self,

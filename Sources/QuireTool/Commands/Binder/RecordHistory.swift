@@ -37,7 +37,12 @@ struct RecordHistory {
             let report = step.report
             let touchesRecord = report.changedRecords.contains(id), touchesText = report.changedTexts.contains(text)
             let moved = report.movedNodes.contains(id)
-            guard touchesRecord || touchesText || moved else { return }
+            // A move of a folder above it can put it in the trash (or take it out).
+            var ancestorMoved = false
+            if !moved && before.exists && !report.movedNodes.isEmpty {
+                ancestorMoved = try scratch.read { tx in tx.isDeleted(id) } != before.deleted
+            }
+            guard touchesRecord || touchesText || moved || ancestorMoved else { return }
             let after = try scratch.read { tx in try Snapshot(id, tx, readingText: touchesText, previous: before) }
             var entry = Entry(replica: step.change.id.replica.description, counter: step.change.id.counter,
                               operations: step.change.count, lamport: step.change.lamport, what: [])
