@@ -22,6 +22,8 @@ public enum CommandRegistry {
         EditCommand.self,
         WordCountCommand.self,
         LogCommand.self,
+        // The flash-card app (Commands/Cards).
+        CardsCommand.self,
         StatusCommand.self,
         ExportCommand.self,
         ImportCommand.self,

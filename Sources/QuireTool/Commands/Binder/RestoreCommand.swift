@@ -1,4 +1,5 @@
 import Quire
+import QuireApps
 
 /// `quire restore PATH|ID [DEST]`.
 struct RestoreCommand: Command {
@@ -6,7 +7,8 @@ struct RestoreCommand: Command {
     static let summary = "Bring a project, folder or file back from the trash."
     static let usage = "[--store DIR] PATH|ID [DEST]"
     static let discussion = """
-        Moves a record out of the trash, with everything inside it. Name it by its ID
+        Moves a record out of the trash, with everything inside it (also a flash-card
+        category, by its ID, back to the top level). Name it by its ID
         (as 'quire rm' printed it, or 'quire tree --ids' shows it) or by its path in the
         trash: the deleted record's name, then names down from it (so a file inside a
         deleted folder is 'Set Aside/Late idea').
@@ -31,6 +33,7 @@ struct RestoreCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let message = try AppStore.with(store, in: context) { store in
+            if let id = RecordID(parsing: path), let category = try Self.restoreCategory(id, in: store) { return category }
             let node = try store.read { tx in try BinderPath.resolveInTrash(path, tx) }
             var parent: RecordID?
             if let destination {
@@ -66,5 +69,15 @@ struct RestoreCommand: Command {
             }
         }
         context.output.writeLine(message)
+    }
+
+    /// Restores a flash-card category (with its notes) to the top level, when `id` is one.
+    private static func restoreCategory(_ id: RecordID, in store: Store) throws -> String? {
+        try store.write { tx -> String? in
+            guard let category = try tx.get(Category.self, id) ?? nil else { return nil }
+            guard tx.isDeleted(id) else { throw AppError("the category '\(category.title)' is not in the trash") }
+            try tx.restore(id, to: nil)
+            return "restored the category '\(category.title)'"
+        }
     }
 }
