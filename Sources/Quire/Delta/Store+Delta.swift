@@ -32,7 +32,8 @@ extension Store {
     public func exportDelta(change id: ChangeID) throws -> [UInt8] {
         try state.withLock { state in
             guard !state.isClosed else { throw StoreError.closed }
-            let from = VersionVector([id.replica: id.counter])
+            var from = state.meta.version  // only `id.replica`'s log is read
+            from[id.replica] = id.counter
             let candidates = try state.storedChanges(since: from).filter { $0.id == id }
             guard let change = candidates.first else { throw StoreError.invalidChange("this store has no change \(id)") }
             return state.deltaFile(of: [change]).encoded()

@@ -198,6 +198,7 @@ extension StoreState {
         return try environment.read { tx in
             var result: [Change] = []
             for replica in replicas where version[replica] < meta.version[replica] {
+                try checkHistoryKept(of: replica, since: version, in: tx)  // Maintenance/PrunedHistory.swift
                 var failure: StoreError?
                 try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue))) { key, value in
                     do throws(StoreError) {
