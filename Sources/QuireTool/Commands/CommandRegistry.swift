@@ -25,9 +25,13 @@ public enum CommandRegistry {
         // The flash-card app (Commands/Cards).
         CardsCommand.self,
         StatusCommand.self,
+        InfoCommand.self,
         ExportCommand.self,
         ImportCommand.self,
         SyncCommand.self,
+        // Store maintenance (Commands/Tools).
+        VerifyCommand.self,
+        CompactCommand.self,
         TraceCommand.self,
         BenchCommand.self,
     ]
