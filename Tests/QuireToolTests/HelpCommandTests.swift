@@ -10,7 +10,14 @@ struct HelpCommandTests {
         let run = await runTool(arguments)
         #expect(run.status == 0)
         #expect(run.errorOutput.isEmpty)
-        #expect(run.output == """
+        // The command table follows the registry (commands are added often); its
+        // layout is checked exactly: two spaces, names padded to the widest plus four.
+        let width = CommandRegistry.commands.map { $0.name.count }.max() ?? 0
+        let table = CommandRegistry.commands.map { command in
+            "  " + command.name + String(repeating: " ", count: width - command.name.count + 4) + command.summary + "\n"
+        }.joined()
+        #expect(CommandRegistry.commands.prefix(2).map { $0.name } == ["help", "version"])
+        let header = """
             usage: quire COMMAND [ARGS...]
                    quire --version
                    quire --help
@@ -18,18 +25,11 @@ struct HelpCommandTests {
             The command-line tool of Quire, an embedded offline-first store.
 
             Commands:
-              help       Show the list of commands, or one command's help.
-              version    Print the version of quire and of the linked LMDB library.
-              status     Show the store's replica, version, pending changes and sizes.
-              export     Write a delta file with the changes another replica lacks.
-              import     Import delta files from other replicas and print what each changed.
-              sync       Exchange changes with other replicas through a folder a file-sync engine carries.
-              trace      Replay editing traces through the text CRDT.
-              bench      Measure Quire against a baseline run in the same process.
 
-            Run 'quire help COMMAND' for details on a command.
-
-            """)
+            """
+        let footer = "\nRun 'quire help COMMAND' for details on a command.\n"
+        let expected: String = header + table + footer
+        #expect(run.output == expected)
     }
 
     @Test("the overview lists every command the tool is given, with its summary")
