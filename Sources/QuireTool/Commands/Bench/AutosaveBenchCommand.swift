@@ -4,7 +4,7 @@ import Foundation
 struct AutosaveBenchCommand: Command {
     static let name = "autosave"
     static let summary = "Measure keystroke autosave: one durable commit per keystroke, against raw LMDB."
-    static let usage = "[--keystrokes N] [--runs R] [--trace FILE] [--json]"
+    static let usage = "[--keystrokes N] [--runs R] [--trace FILE] [--json] [--svg DIR]"
     static let discussion = """
         Types the first N one-character edits of the trace into a file record of a fresh
         store through a durable TextEditingSession, each its own commit, and the same
@@ -21,18 +21,21 @@ struct AutosaveBenchCommand: Command {
     static let trace = Option.value(
         "trace", placeholder: "FILE", help: "A sequential trace (default \(defaultTrace)).")
     static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
-    static var options: [Option] { [keystrokes, runs, trace, json] }
+    static var options: [Option] { [keystrokes, runs, trace, json, .svg] }
 
     var keystrokeCount: Int
     var runCount: Int
     var tracePath: String?
     var printsJSON: Bool
+    /// `--svg DIR`: where to write the charts.
+    var svgDirectory: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         keystrokeCount = try ArgumentValue.positive(arguments.value(of: Self.keystrokes), default: 10_000)
         runCount = try ArgumentValue.positive(arguments.value(of: Self.runs), default: 1)
         tracePath = try arguments.value(of: Self.trace)?.path()
         printsJSON = arguments.flag(Self.json)
+        svgDirectory = try arguments.value(of: .svg)?.path()
     }
 
     func run(in context: ToolContext) async throws {
@@ -50,6 +53,7 @@ struct AutosaveBenchCommand: Command {
         benchmark.runs = runCount
         let result = try benchmark.run()
         try context.report(result, asJSON: printsJSON)
+        try context.writeChart(result.chart, named: "bench-autosave-\(name).svg", in: svgDirectory)
         if !result.correct { throw BenchmarkFailure("the typed text differs from the trace's") }
     }
 }

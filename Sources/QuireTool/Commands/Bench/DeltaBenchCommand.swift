@@ -4,7 +4,7 @@ import Foundation
 struct DeltaBenchCommand: Command {
     static let name = "delta"
     static let summary = "Measure delta files: a trace's whole history exported and imported, keystroke files."
-    static let usage = "--trace FILE [--runs N] [--batch N] [--json]"
+    static let usage = "--trace FILE [--runs N] [--batch N] [--json] [--svg DIR]"
     static let discussion = """
         Types a sequential trace into one text of a fresh store, one change per trace
         transaction (setup without syncing), exports the whole history as one delta
@@ -21,12 +21,14 @@ struct DeltaBenchCommand: Command {
     static let runs = Option.value("runs", placeholder: "N", help: "Imports measured (default 5).")
     static let batch = Option.value("batch", placeholder: "N", help: "Patches per change in the batched history (default: all, one change).")
     static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
-    static var options: [Option] { [trace, runs, batch, json] }
+    static var options: [Option] { [trace, runs, batch, json, .svg] }
 
     var path: String
     var runs: Int
     var batch: Int
     var printsJSON: Bool
+    /// `--svg DIR`: where to write the charts.
+    var svgDirectory: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         guard let trace = try arguments.value(of: Self.trace)?.path() else { throw .missingOption(Self.trace) }
@@ -34,6 +36,7 @@ struct DeltaBenchCommand: Command {
         runs = try ArgumentValue.positive(arguments.value(of: Self.runs), default: 5)
         batch = try ArgumentValue.positive(arguments.value(of: Self.batch), default: Int.max)
         printsJSON = arguments.flag(Self.json)
+        svgDirectory = try arguments.value(of: .svg)?.path()
     }
 
     func run(in context: ToolContext) async throws {
@@ -49,6 +52,7 @@ struct DeltaBenchCommand: Command {
         benchmark.batch = batch
         let result = try benchmark.run()
         try context.report(result, asJSON: printsJSON)
+        try context.writeChart(result.chart, named: "bench-delta-\(name).svg", in: svgDirectory)
         if !result.correct { throw BenchmarkFailure("an imported text differs from the trace's endContent") }
     }
 }

@@ -5,7 +5,7 @@ import LMDB
 struct LMDBBenchCommand: Command {
     static let name = "lmdb"
     static let summary = "Measure the LMDB layer's overhead over bare mdb_* calls."
-    static let usage = "[--runs N] [--commits N] [--reads N] [--entries N] [--durability MODE] [--json]"
+    static let usage = "[--runs N] [--commits N] [--reads N] [--entries N] [--durability MODE] [--json] [--svg DIR]"
     static let discussion = """
         Runs tiny durable commits, point reads, a bulk load and a full scan through the
         LMDB layer and through bare mdb_* calls with the same flags, alternating which
@@ -19,10 +19,12 @@ struct LMDBBenchCommand: Command {
     static let durability = Option.value(
         "durability", placeholder: "MODE", help: "full (default), nometasync or nosync, for both sides.")
     static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
-    static var options: [Option] { [runs, commits, reads, entries, durability, json] }
+    static var options: [Option] { [runs, commits, reads, entries, durability, json, .svg] }
 
     var benchmark: LMDBBenchmark
     var printsJSON: Bool
+    /// `--svg DIR`: where to write the charts.
+    var svgDirectory: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         benchmark = LMDBBenchmark(directory: FileManager.default.temporaryDirectory.path)
@@ -32,6 +34,7 @@ struct LMDBBenchCommand: Command {
         benchmark.entries = try ArgumentValue.positive(arguments.value(of: Self.entries), default: benchmark.entries)
         benchmark.durability = try ArgumentValue.durability(arguments.value(of: Self.durability))
         printsJSON = arguments.flag(Self.json)
+        svgDirectory = try arguments.value(of: .svg)?.path()
     }
 
     func run(in context: ToolContext) async throws {
@@ -43,6 +46,7 @@ struct LMDBBenchCommand: Command {
         benchmark.directory = directory
         let result = try benchmark.run()
         try context.report(result, asJSON: printsJSON)
+        try context.writeChart(result.chart, named: "bench-lmdb.svg", in: svgDirectory)
     }
 }
 

@@ -4,7 +4,7 @@ import Foundation
 struct TextBenchCommand: Command {
     static let name = "text"
     static let summary = "Measure the text CRDT on an editing trace."
-    static let usage = "--trace FILE [--runs N] [--json]"
+    static let usage = "--trace FILE [--runs N] [--json] [--svg DIR]"
     static let discussion = """
         Replays FILE as local edits (medians over --runs runs, at least 5 recommended),
         encodes the whole history as one delta and merges it into an empty replica, saves
@@ -14,11 +14,13 @@ struct TextBenchCommand: Command {
     static let trace = Option.value("trace", placeholder: "FILE", help: "The trace (.json or .json.gz).")
     static let runs = Option.value("runs", placeholder: "N", help: "Runs per measurement (default 5).")
     static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
-    static var options: [Option] { [trace, runs, json] }
+    static var options: [Option] { [trace, runs, json, .svg] }
 
     var path: String
     var runs: Int
     var printsJSON: Bool
+    /// `--svg DIR`: where to write the charts.
+    var svgDirectory: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         guard let trace = try arguments.value(of: Self.trace)?.path() else { throw .missingOption(Self.trace) }
@@ -26,6 +28,7 @@ struct TextBenchCommand: Command {
         runs = try arguments.value(of: Self.runs)?.int() ?? 5
         guard runs >= 1 else { throw .invalid("--runs must be at least 1") }
         printsJSON = arguments.flag(Self.json)
+        svgDirectory = try arguments.value(of: .svg)?.path()
     }
 
     func run(in context: ToolContext) async throws {
@@ -34,6 +37,7 @@ struct TextBenchCommand: Command {
             .replacingOccurrences(of: ".json.gz", with: "").replacingOccurrences(of: ".json", with: "")
         let result = try TextBenchmark(trace: trace, traceName: name, runs: runs).run()
         try context.report(result, asJSON: printsJSON)
+        try context.writeChart(result.chart, named: "bench-text-\(name).svg", in: svgDirectory)
         if !result.correct { throw ReplayMismatch(path: path) }
     }
 }

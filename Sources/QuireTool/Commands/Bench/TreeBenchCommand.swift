@@ -5,7 +5,7 @@ import LMDB
 struct TreeBenchCommand: Command {
     static let name = "tree"
     static let summary = "Measure the tree CRDT: local moves, persisted moves, merges of concurrent moves."
-    static let usage = "[--nodes N] [--moves M] [--replicas R] [--seed S] [--batch N] [--durability MODE] [--json]"
+    static let usage = "[--nodes N] [--moves M] [--replicas R] [--seed S] [--batch N] [--durability MODE] [--json] [--svg DIR]"
     static let discussion = """
         Replica 0 creates N nodes in a random tree and shares it; each of R replicas makes
         M/R random moves offline (moves that would make a cycle are skipped and counted);
@@ -21,10 +21,12 @@ struct TreeBenchCommand: Command {
     static let durability = Option.value(
         "durability", placeholder: "MODE", help: "full (default), nometasync or nosync, for the persisted run.")
     static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
-    static var options: [Option] { [nodes, moves, replicas, seed, batch, durability, json] }
+    static var options: [Option] { [nodes, moves, replicas, seed, batch, durability, json, .svg] }
 
     var benchmark: TreeBenchmark
     var printsJSON: Bool
+    /// `--svg DIR`: where to write the charts.
+    var svgDirectory: String?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         benchmark = TreeBenchmark(directory: FileManager.default.temporaryDirectory.path)
@@ -39,11 +41,13 @@ struct TreeBenchCommand: Command {
         }
         benchmark.durability = try ArgumentValue.durability(arguments.value(of: Self.durability))
         printsJSON = arguments.flag(Self.json)
+        svgDirectory = try arguments.value(of: .svg)?.path()
     }
 
     func run(in context: ToolContext) async throws {
         let result = try benchmark.run()
         try context.report(result, asJSON: printsJSON)
+        try context.writeChart(result.chart, named: "bench-tree.svg", in: svgDirectory)
     }
 }
 
