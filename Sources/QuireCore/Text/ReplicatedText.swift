@@ -313,7 +313,14 @@ public final class ReplicatedText {
             if otherLeftIndex == leftIndex {
                 if run.rightParent == new.rightParent {
                     // Siblings with equal origins: the lower (replica, counter) goes first.
+                    #if QUIRE_BROKEN_TIEBREAK
+                    // Deliberately wrong, for the fuzz checkers' self-test only (Fuzz/build.sh
+                    // --self-test): counters alone leave equal counters of two replicas
+                    // unordered, so each replica keeps its own first.
+                    if newID.counter < tree.id(item).counter { break }
+                    #else
                     if newID < tree.id(item) { break }
+                    #endif
                     scanning = false
                 } else {
                     let mine = rightIndex ?? (new.rightParent.isNone ? Int.max : documentIndex(of: new.rightParent))
