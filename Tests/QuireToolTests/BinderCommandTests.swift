@@ -105,6 +105,25 @@ struct BinderCommandTests {
         }
     }
 
+    @Test("after compaction pruned the history, log says so and restore needs a DEST")
+    func prunedHistory() throws {
+        try withTemporaryDirectory { temp in
+            let quire = AppTool(store: temp.appending("store"))
+            try quire.ok(["project", "create", "P", "--type", "prose"])
+            try quire.ok(["write", "P/Your Prose/Draft/A"], input: "hi")
+            let status = try JSONSerialization.jsonObject(with: Data(try quire.ok(["status", "--json"]).utf8)) as? [String: Any]
+            let replica = try #require(status?["replica"] as? String)
+            try quire.ok(["status", "--version-out", temp.appending("v")])
+            try quire.ok(["compact", "--ack", "\(replica)=\(temp.appending("v"))"])
+            let log = try quire.run(["log", "P/Your Prose/Draft/A"])
+            #expect(log.status == 1)
+            #expect(log.standardError.contains("early history was pruned by 'quire compact'"))
+            try quire.ok(["rm", "P/Your Prose/Draft/A"])
+            #expect(try quire.run(["restore", "A"]).status == 1)
+            #expect(try quire.ok(["restore", "A", "P/Your Prose/Draft"]) == "restored P/Your Prose/Draft/A\n")
+        }
+    }
+
     @Test("edit applies what $EDITOR saved as a minimal edit; an editor that fails applies nothing")
     func edit() throws {
         try withTemporaryDirectory { temp in

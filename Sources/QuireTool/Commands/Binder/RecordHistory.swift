@@ -33,7 +33,13 @@ struct RecordHistory {
         var history = RecordHistory()
         var before = Snapshot()
         let text = id.text(File.contentField)
-        history.unreplayable = try ChangeReplay.replay(store.changes()) { step, scratch in
+        let changes: [Change]
+        do {
+            changes = try store.changes()
+        } catch is PrunedHistoryError {
+            throw AppError("this store's early history was pruned by 'quire compact', so the history of \(id) cannot be replayed; 'quire restore' still works given a DEST folder")
+        }
+        history.unreplayable = try ChangeReplay.replay(changes) { step, scratch in
             let report = step.report
             let touchesRecord = report.changedRecords.contains(id), touchesText = report.changedTexts.contains(text)
             let moved = report.movedNodes.contains(id)
