@@ -32,7 +32,7 @@ declare -A sources=(
     [text-model]="Sources/QuireCore"
     [tree-model]="Sources/QuireCore"
     [convergence]="Sources/Quire Tests/QuireTests/Properties/StoreConvergenceSchedule.swift"
-    [delta-import]="Sources/Quire"
+    [delta-import]="Sources/Quire Tests/QuireTests/Properties/StoreConvergenceSchedule.swift"
 )
 # target → the modules those sources import, built separately
 declare -A imports=(

@@ -1,3 +1,4 @@
+import Foundation
 import QuireCore
 
 /// A name as a delta file writes it: spelled out, or the position of a name the
@@ -318,7 +319,13 @@ struct DeltaChange: Hashable, Sendable {
                 values.reserveCapacity(count)
                 for _ in 0..<count {
                     let name = try reader.readName("field name")
-                    values.append(FieldValue(name: name, value: Array(try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength))))
+                    let value = Array(try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength))
+                    // Every replica writes a field as one JSON value; anything else would make
+                    // the record unreadable for good once it won the register.
+                    guard (try? JSONSerialization.jsonObject(with: Data(value), options: [.fragmentsAllowed])) != nil else {
+                        throw .malformed("a value of record \(record) is not JSON", at: reader.offset - value.count)
+                    }
+                    values.append(FieldValue(name: name, value: value))
                 }
                 operations.append(.fields(record: record, type: type, values: values))
             case Kind.text:

@@ -1,0 +1,45 @@
+import Foundation
+import Quire
+import QuireCore
+import QuireTestSupport
+import Testing
+
+/// Inputs the `delta-import` fuzz target found, as specifications.
+@Suite("Fuzz findings: delta-import")
+struct DeltaImportFindingsTests {
+    /// `bytes` with the first occurrence of `pattern` replaced and the checksum resealed:
+    /// a tampered file that gets past the checksum.
+    private func tampered(_ bytes: [UInt8], replacing pattern: [UInt8], with replacement: [UInt8]) throws -> [UInt8] {
+        let start = try #require((0...(bytes.count - pattern.count)).first { Array(bytes[$0..<($0 + pattern.count)]) == pattern })
+        var body = Array(bytes.dropLast(4))
+        body.replaceSubrange(start..<(start + pattern.count), with: replacement)
+        withUnsafeBytes(of: CRC32C.checksum(body).littleEndian) { body.append(contentsOf: $0) }
+        return body
+    }
+
+    @Test("A field value that is not JSON is refused, and the store is unchanged (it would make the record unreadable)")
+    func fieldValueNotJSON() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (writer, receiver) = (replicas[0], replicas[1])
+        let file = try writer.write { tx in try tx.insert(StoreSpec.File(name: "Shared", status: "draft", rating: 1)) }
+        try receiver.importDelta(try #require(try writer.exportDelta()))
+        let before = writer.version
+        try writer.write { tx in try tx.update(file, as: StoreSpec.File.self) { $0.status = "final" } }
+        let delta = try #require(try writer.exportDelta(since: before))
+        let broken = try tampered(delta, replacing: Array("\"final\"".utf8), with: Array("xfinal\"".utf8))
+        let dump = try StoreSpec.dump(receiver)
+
+        #expect {
+            try receiver.importDelta(broken)
+        } throws: { error in
+            guard case DeltaFileError.malformed(let problem) = error else { return false }
+            return problem.contains("not JSON")
+        }
+        #expect(try StoreSpec.dump(receiver) == dump)
+        #expect(try receiver.read { tx in try tx.record(StoreSpec.File.self, file).status } == "draft")
+        // The untampered file still applies.
+        try receiver.importDelta(delta)
+        #expect(try receiver.read { tx in try tx.record(StoreSpec.File.self, file).status } == "final")
+    }
+}
