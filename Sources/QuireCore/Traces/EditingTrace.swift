@@ -73,20 +73,28 @@ public struct EditingTrace: Sendable {
     ///
     /// - Throws: ``TraceError`` when a patch does not fit the document it applies to or
     ///   the DAG is inconsistent.
-    public func replay() throws -> ReplicatedText {
-        isConcurrent ? try replayConcurrent() : try replaySequential()
+    ///
+    /// - Parameter progress: Called now and then with the transactions replayed so far
+    ///   and their total (for a progress bar); `nil` for none.
+    public func replay(progress: ((_ done: Int, _ total: Int) -> Void)? = nil) throws -> ReplicatedText {
+        isConcurrent ? try replayConcurrent(progress) : try replaySequential(progress)
     }
 
-    private func replaySequential() throws -> ReplicatedText {
+    /// How many transactions pass between progress calls.
+    private static let progressStride = 4_096
+
+    private func replaySequential(_ progress: ((Int, Int) -> Void)?) throws -> ReplicatedText {
         let text = ReplicatedText(replica: Self.replica(ofAgent: 0))
         if !startContent.isEmpty { try text.insert(startContent, at: 0) }
         for (index, transaction) in transactions.enumerated() {
             try apply(transaction.patches, to: text, transaction: index)
+            if let progress, index % Self.progressStride == 0 { progress(index, transactions.count) }
         }
+        progress?(transactions.count, transactions.count)
         return text
     }
 
-    private func replayConcurrent() throws -> ReplicatedText {
+    private func replayConcurrent(_ progress: ((Int, Int) -> Void)?) throws -> ReplicatedText {
         var replicas: [Int: ReplicatedText] = [:]
         var versions: [VersionVector] = []
         versions.reserveCapacity(transactions.count)
@@ -110,7 +118,9 @@ public struct EditingTrace: Sendable {
             }
             try apply(transaction.patches, to: text, transaction: index)
             versions.append(text.version)
+            if let progress, index % Self.progressStride == 0 { progress(index, transactions.count) }
         }
+        progress?(transactions.count, transactions.count)
         let result = ReplicatedText(replica: ReplicaID(0))
         for agent in replicas.keys.sorted() {
             if let replica = replicas[agent] { result.merge(replica) }

@@ -29,7 +29,10 @@ struct TraceReplayCommand: Command {
         let trace = try TraceFile.load(path)
         let clock = ContinuousClock()
         let start = clock.now
-        let text = try trace.replay()
+        // A progress bar on a terminal: the big traces take a while in a debug build.
+        let bar = ProgressBar(label: "replaying", total: trace.transactions.count, unit: "transactions", errorOutput: context.errorOutput)
+        let text = try trace.replay { done, _ in bar?.update(done: done) }
+        bar?.clear()
         let elapsed = (clock.now - start).milliseconds
         let result = text.string
         guard checks else {
