@@ -178,6 +178,16 @@ extension StoreState {
                 report.changedTexts.insert(id)
             }
         }
+        // No valid replica places in the hierarchy a record it has not got, or under one:
+        // the node's record exists (this change may create it), and so does its parent.
+        for case .tree(let move) in change.operations {
+            guard records[RecordID(move.node)] != nil else {
+                throw .invalidChange("change \(change.id) places \(RecordID(move.node)) in the hierarchy, but there is no such record")
+            }
+            guard move.parent.isFixed || records[RecordID(move.parent)] != nil else {
+                throw .invalidChange("change \(change.id) moves \(RecordID(move.node)) under \(RecordID(move.parent)), but there is no such record")
+            }
+        }
     }
 
     /// Sibling-name clashes under the parents of the records a merge touched.

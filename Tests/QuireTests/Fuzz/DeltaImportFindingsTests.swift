@@ -1,5 +1,5 @@
 import Foundation
-import Quire
+@testable import Quire
 import QuireCore
 import QuireTestSupport
 import Testing
@@ -41,5 +41,38 @@ struct DeltaImportFindingsTests {
         // The untampered file still applies.
         try receiver.importDelta(delta)
         #expect(try receiver.read { tx in try tx.record(StoreSpec.File.self, file).status } == "final")
+    }
+
+    @Test("A change that places a record without its fields in the hierarchy, or under a record that does not exist, is refused")
+    func hierarchyWithoutRecord() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (writer, receiver) = (replicas[0], replicas[1])
+        try writer.write { tx in _ = try tx.insert(StoreSpec.Folder(name: "First")) }
+        try receiver.importDelta(try #require(try writer.exportDelta()))
+        try writer.write { tx in _ = try tx.insert(StoreSpec.Folder(name: "Second")) }
+        let insert = try #require(try writer.changes().last)
+        let dump = try StoreSpec.dump(receiver)
+
+        // The insert's tree operation alone: a node in the hierarchy with no record.
+        var bare = insert
+        bare.operations = insert.operations.filter { if case .tree = $0 { true } else { false } }
+        #expect(bare.operations.count == 1)
+        #expect(throws: StoreError.self) { try receiver.apply([bare]) }
+        #expect(try StoreSpec.dump(receiver) == dump)
+
+        // The whole insert, but under a parent no replica created.
+        var orphan = insert
+        orphan.operations = insert.operations.map { operation in
+            guard case .tree(var move) = operation else { return operation }
+            move.parent = NodeID(replica: ReplicaID(77), counter: 3)
+            return .tree(move)
+        }
+        #expect(throws: StoreError.self) { try receiver.apply([orphan]) }
+        #expect(try StoreSpec.dump(receiver) == dump)
+
+        // The real change applies.
+        try receiver.apply([insert])
+        #expect(try receiver.read { tx in try tx.all(StoreSpec.Folder.self).map(\.value.name) }.sorted() == ["First", "Second"])
     }
 }
