@@ -58,6 +58,9 @@ struct AutosaveBenchmark {
         var isKeystroke: Bool { deleteCount + text.unicodeScalars.count == 1 }
     }
 
+    /// Told after each run (for a progress bar).
+    var progress: ((_ done: Int, _ total: Int) -> Void)?
+
     func run() throws -> Result {
         let edits = try typedEdits()
         let expected = try expectedText(after: edits)
@@ -66,6 +69,7 @@ struct AutosaveBenchmark {
         var logBytes: [Double] = [], growth: [Double] = []
         var correct = true
         for run in 0..<runs {
+            defer { progress?(run + 1, runs) }
             let storeFirst = run % 2 == 0
             for durability in [Environment.Durability.full, .noSync] {
                 var typing: Typing?

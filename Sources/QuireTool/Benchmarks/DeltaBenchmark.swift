@@ -20,6 +20,8 @@ struct DeltaBenchmark {
     var runs = 5
     /// Patches per change in the batched history; all of them by default.
     var batch = Int.max
+    /// Told after each measured import (for a progress bar).
+    var progress: ((_ done: Int, _ total: Int) -> Void)?
     /// One-character keystrokes whose delta files are measured.
     var keystrokes = 1_000
     /// Where the stores are created (a fresh subdirectory per store).
@@ -145,6 +147,7 @@ struct DeltaBenchmark {
         var times: [Double] = []
         var correct = true
         for run in 0..<runs {
+            defer { progress?(run + 1, runs) }
             let path = try makeDirectory("import-\(run)")
             defer { try? FileManager.default.removeItem(atPath: path) }
             let store = try Store(directory: path)

@@ -27,13 +27,17 @@ struct TextBenchmark {
         var correct: Bool
     }
 
+    /// Told after each measured replay (for a progress bar).
+    var progress: ((_ done: Int, _ total: Int) -> Void)?
+
     func run() throws -> Result {
         var replayTimes: [Double] = []
         var replica = try trace.replay()
-        for _ in 0..<runs {
+        for run in 0..<runs {
             var fresh: ReplicatedText?
             replayTimes.append(try Timing.milliseconds { fresh = try trace.replay() })
             if let fresh { replica = fresh }
+            progress?(run + 1, runs)
         }
         let text = replica.string
         let correct = text == trace.endContent

@@ -51,7 +51,10 @@ struct AutosaveBenchCommand: Command {
         var benchmark = AutosaveBenchmark(trace: trace, traceName: name, directory: directory)
         benchmark.keystrokes = keystrokeCount
         benchmark.runs = runCount
+        let bar = ProgressBar(label: "bench autosave", total: runCount, unit: "runs", errorOutput: context.errorOutput)
+        benchmark.progress = { done, _ in bar?.update(done: done) }
         let result = try benchmark.run()
+        bar?.clear()
         try context.report(result, asJSON: printsJSON)
         try context.writeChart(result.chart, named: "bench-autosave-\(name).svg", in: svgDirectory)
         if !result.correct { throw BenchmarkFailure("the typed text differs from the trace's") }

@@ -50,7 +50,15 @@ struct DeltaBenchCommand: Command {
         var benchmark = DeltaBenchmark(trace: trace, traceName: name, directory: directory)
         benchmark.runs = runs
         benchmark.batch = batch
+        // Two histories are imported `runs` times each.
+        let bar = ProgressBar(label: "bench delta", total: 2 * runs, unit: "imports", errorOutput: context.errorOutput)
+        var imports = 0
+        benchmark.progress = { _, _ in
+            imports += 1
+            bar?.update(done: imports)
+        }
         let result = try benchmark.run()
+        bar?.clear()
         try context.report(result, asJSON: printsJSON)
         try context.writeChart(result.chart, named: "bench-delta-\(name).svg", in: svgDirectory)
         if !result.correct { throw BenchmarkFailure("an imported text differs from the trace's endContent") }

@@ -35,7 +35,11 @@ struct TextBenchCommand: Command {
         let trace = try TraceFile.load(path)
         let name = URL(fileURLWithPath: path).lastPathComponent
             .replacingOccurrences(of: ".json.gz", with: "").replacingOccurrences(of: ".json", with: "")
-        let result = try TextBenchmark(trace: trace, traceName: name, runs: runs).run()
+        var benchmark = TextBenchmark(trace: trace, traceName: name, runs: runs)
+        let bar = ProgressBar(label: "bench text", total: runs, unit: "replays", errorOutput: context.errorOutput)
+        benchmark.progress = { done, _ in bar?.update(done: done) }
+        let result = try benchmark.run()
+        bar?.clear()
         try context.report(result, asJSON: printsJSON)
         try context.writeChart(result.chart, named: "bench-text-\(name).svg", in: svgDirectory)
         if !result.correct { throw ReplayMismatch(path: path) }
