@@ -135,6 +135,7 @@ struct DeltaChange: Hashable, Sendable {
             }
         }
         var resolved: [StoreOperation] = []
+        var texts = Set<TextID>()
         for operation in operations {
             switch operation {
             case .fields(let record, let type, let values):
@@ -148,16 +149,28 @@ struct DeltaChange: Hashable, Sendable {
                 resolved.append(.fields(record: record, type: typeName, values: fields))
             case .text(let record, let field, let encoded):
                 let text = TextID(record: record, field: try name(field))
+                guard texts.insert(text).inserted else {
+                    throw .invalidChange("change \(id) carries operations for \(text) twice")
+                }
+                let base = try textBase(text)
                 let textOperations: [TextOperation]
                 do {
-                    textOperations = try TextOperationCoding.decode(encoded, sharing: table, counterBase: try textBase(text))
-                } catch let error as StoreError {
-                    throw error
+                    textOperations = try TextOperationCoding.decode(encoded, sharing: table, counterBase: base)
                 } catch {
                     throw .invalidChange("change \(id), text \(text): \(error)")
                 }
                 guard !textOperations.isEmpty, textOperations.allSatisfy({ $0.id.replica == id.replica }) else {
                     throw .invalidChange("change \(id) carries no text operations, or another replica's, for \(text)")
+                }
+                // One transaction's edits of a text follow each other from the replica's next
+                // counter there: operations the text has already, or after a gap, no replica
+                // made in one change (and the change log could not read them back).
+                var next = base
+                for operation in textOperations {
+                    guard operation.id.counter == next else {
+                        throw .invalidChange("change \(id), text \(text): operation at counter \(operation.id.counter), expected \(next)")
+                    }
+                    next += UInt64(operation.length)
                 }
                 resolved.append(.text(text, textOperations))
             case .tree(let move):

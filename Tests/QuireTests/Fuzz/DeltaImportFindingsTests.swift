@@ -75,4 +75,37 @@ struct DeltaImportFindingsTests {
         try receiver.apply([insert])
         #expect(try receiver.read { tx in try tx.all(StoreSpec.Folder.self).map(\.value.name) }.sorted() == ["First", "Second"])
     }
+
+    @Test("A change carrying operations for one text twice is refused (the second copy was dropped as known, and the change log could no longer be read)")
+    func textOperationsTwice() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (writer, receiver) = (replicas[0], replicas[1])
+        let file = try writer.write { tx in
+            let file = try tx.insert(StoreSpec.File(name: "Shared"))
+            try tx.insert("Hello", at: 0, in: file.text("content"))
+            return file
+        }
+        try receiver.importDelta(try #require(try writer.exportDelta()))
+        let before = writer.version
+        try writer.write { tx in try tx.insert("!", at: 5, in: file.text("content")) }
+        let delta = try #require(try writer.exportDelta(since: before))
+        var decoded = try DeltaFile.decode(delta)
+        let text = try #require(decoded.changes[0].operations.first { if case .text = $0 { true } else { false } })
+        decoded.changes[0].operations.append(text)
+        let dump = try StoreSpec.dump(receiver)
+
+        #expect {
+            try receiver.importDelta(decoded.encoded())
+        } throws: { error in
+            "\(error)".contains("twice")
+        }
+        #expect(try StoreSpec.dump(receiver) == dump)
+        #expect(try receiver.changes().count == 1)
+        try receiver.importDelta(delta)
+        #expect(try receiver.read { tx in try tx.string(of: file.text("content")) } == "Hello!")
+        try receiver.close()
+        _ = try replicas.reopen(1)
+        #expect(try replicas[1].changes().count == 2)
+    }
 }
