@@ -52,7 +52,9 @@ enum IncomingChange: Hashable, Sendable {
         static let delta: UInt8 = 1
     }
 
-    /// How the `pending` database keeps it: a form byte, then the change.
+    /// How the `pending` database keeps it: a form byte, then the change. A decoded change
+    /// keeps its own wire form (absolute counters, names spelled out): its delta form could
+    /// not be compared with another copy of it until its text operations resolve.
     var stored: [UInt8] {
         var writer = ByteWriter()
         switch self {

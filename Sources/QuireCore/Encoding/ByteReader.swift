@@ -86,14 +86,7 @@ public struct ByteReader: Sendable {
     ) throws(DecodingError) -> Int {
         let start = offset
         let raw = try readVarint(what())
-        guard raw <= UInt64(limit) else {
-            throw DecodingError.malformed("\(what()) \(raw) exceeds the limit \(limit)", at: start)
-        }
-        let count = Int(raw)
-        guard count.multipliedReportingOverflow(by: max(minimumElementSize, 0)).partialValue <= remaining else {
-            throw DecodingError.truncated("\(count) × \(what())", at: start)
-        }
-        return count
+        return try DecodingError.checkedCount(raw, what(), limit: limit, minimumElementSize: minimumElementSize, remaining: remaining, at: start)
     }
 
     /// Reads `count` raw bytes.
@@ -131,6 +124,21 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
     public init(offset: Int, problem: String) {
         self.offset = offset
         self.problem = problem
+    }
+
+    /// A decoded count checked against `limit` and, at `minimumElementSize` bytes per
+    /// element, against the `remaining` bytes: what both readers do before allocating.
+    static func checkedCount(
+        _ raw: UInt64, _ what: @autoclosure () -> String, limit: Int, minimumElementSize: Int, remaining: Int, at start: Int
+    ) throws(DecodingError) -> Int {
+        guard raw <= UInt64(limit) else {
+            throw DecodingError.malformed("\(what()) \(raw) exceeds the limit \(limit)", at: start)
+        }
+        let count = Int(raw)
+        guard count.multipliedReportingOverflow(by: max(minimumElementSize, 0)).partialValue <= remaining else {
+            throw DecodingError.truncated("\(count) × \(what())", at: start)
+        }
+        return count
     }
 
     /// The input ended while reading `what`.

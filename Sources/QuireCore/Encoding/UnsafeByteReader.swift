@@ -113,14 +113,7 @@ struct UnsafeByteReader {
     ) throws(DecodingError) -> Int {
         let start = offset
         let raw = try readVarint(what())
-        guard raw <= UInt64(limit) else {
-            throw DecodingError.malformed("\(what()) \(raw) exceeds the limit \(limit)", at: start)
-        }
-        let count = Int(raw)
-        guard count.multipliedReportingOverflow(by: max(minimumElementSize, 0)).partialValue <= remaining else {
-            throw DecodingError.truncated("\(count) × \(what())", at: start)
-        }
-        return count
+        return try DecodingError.checkedCount(raw, what(), limit: limit, minimumElementSize: minimumElementSize, remaining: remaining, at: start)
     }
 
     /// Reads `count` raw bytes, as offsets into the lent buffer.
