@@ -9,6 +9,15 @@
 //       the keystroke just saved) and flushes. Stops after keystroke LIMIT - 1, prints
 //       "done" and exits 0 — unless it is killed first, which is the point.
 //
+//   store-test-typist writer DIR TAG COUNT
+//       Opens the store in DIR (creating it) while other processes may have it open
+//       too, then makes COUNT durable writes, cycling through three kinds: a new
+//       TypistNote named "TAG-i" in the shared folder "Shared" (printed "ack i note ID"),
+//       a keystroke appending TAG's first character to the shared file's "content"
+//       (printed "ack i key"), and a move of this writer's last note to the top of the
+//       folder ("ack i move ID"). Each line is printed after the write has returned.
+//       COUNT 0 writes until killed. Prints "done" and exits 0.
+//
 //   store-test-typist script SEED COUNT
 //       Prints the first COUNT keystrokes of the script for SEED, one a line:
 //       "append HEX", "insert SCALAR_OFFSET HEX" or "backspace", where HEX is the typed
@@ -22,6 +31,49 @@ import QuireCore
 struct TypistFile: Record {
     static let typeName = "file"
     var name: String
+}
+
+struct TypistNote: Record {
+    static let typeName = "note"
+    var name: String
+}
+
+struct TypistFolder: Record {
+    static let typeName = "folder"
+    var name: String
+}
+
+/// The `writer` mode: interleaved records, keystrokes and moves into a shared store.
+func writeInterleaved(directory: String, tag: String, count: Int) throws {
+    let store = try Store(directory: directory)
+    // Found or created in one write: under LMDB's writer lock, so two writers agree.
+    let (folder, file) = try store.write { tx in
+        let folder = try tx.all(TypistFolder.self).first?.id ?? tx.insert(TypistFolder(name: "Shared"))
+        let file = try tx.all(TypistFile.self).first?.id ?? tx.insert(TypistFile(name: "Typed"), under: folder)
+        return (folder, file)
+    }
+    let content = file.text("content")
+    let key = String(tag.prefix(1))
+    var lastNote: RecordID?
+    var index = 0
+    while count == 0 || index < count {
+        switch index % 3 {
+        case 0:
+            let note = try store.write { tx in try tx.insert(TypistNote(name: "\(tag)-\(index)"), under: folder) }
+            lastNote = note
+            say("ack \(index) note \(note)")
+        case 1:
+            try store.write { tx in try tx.insert(key, at: try tx.length(of: content), in: content) }
+            say("ack \(index) key")
+        default:
+            guard let note = lastNote else { break }
+            try store.write { tx in try tx.reorder(note, to: 0) }
+            say("ack \(index) move \(note)")
+        }
+        index += 1
+    }
+    try store.close()
+    say("done")
 }
 
 /// One keystroke of the script.
@@ -145,6 +197,9 @@ do {
         try session.close()
         try store.close()
         say("done")
+    case ("writer", 4):
+        guard let count = Int(arguments[3]) else { fail("bad count") }
+        try writeInterleaved(directory: arguments[1], tag: arguments[2], count: count)
     case ("script", 3):
         guard let seed = UInt64(arguments[1]), let count = Int(arguments[2]) else { fail("bad numbers") }
         var script = KeystrokeScript(seed: seed)
@@ -158,7 +213,7 @@ do {
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     default:
-        fail("usage: type DIR SEED LIMIT | script SEED COUNT")
+        fail("usage: type DIR SEED LIMIT | writer DIR TAG COUNT | script SEED COUNT")
     }
 } catch {
     fail("\(error)")

@@ -17,8 +17,7 @@ extension Store {
     ///
     /// - Throws: ``StoreError/closed``, ``StoreError/corrupt(database:problem:)``.
     public func exportDelta(since version: VersionVector = VersionVector()) throws -> [UInt8]? {
-        try state.withLock { state in
-            guard !state.isClosed else { throw StoreError.closed }
+        try withCurrentState { state in
             let changes = try state.storedChanges(since: version)
             guard !changes.isEmpty else { return nil }
             return state.deltaFile(of: changes).encoded()
@@ -30,8 +29,7 @@ extension Store {
     /// - Throws: ``StoreError/recordNotFound(_:)``-like ``StoreError/invalidChange(_:)``
     ///   when the log has no such change.
     public func exportDelta(change id: ChangeID) throws -> [UInt8] {
-        try state.withLock { state in
-            guard !state.isClosed else { throw StoreError.closed }
+        try withCurrentState { state in
             var from = state.meta.version  // only `id.replica`'s log is read
             from[id.replica] = id.counter
             let candidates = try state.storedChanges(since: from).filter { $0.id == id }
@@ -58,8 +56,7 @@ extension Store {
     /// Imports a delta file already decoded and checked (the sync folder checks a file
     /// against its name first).
     func importDelta(decoded file: DeltaFile) throws -> MergeReport {
-        let (report, event) = try state.withLock { state -> (MergeReport, StoreEvent?) in
-            guard !state.isClosed else { throw StoreError.closed }
+        try commitTransaction(origin: .remote) { state in
             var adopted: StoreID?
             if let storeID = file.storeID, storeID != state.meta.storeID {
                 // A new, empty store joins the lineage of the first store it hears from.
@@ -69,20 +66,11 @@ extension Store {
             if file.storeID == nil, file.sender != state.replica, !state.hasMet(file.sender) {
                 throw DeltaFileError.unknownSender(file.sender)
             }
-            state.beginSession()
-            do {
-                var report = try state.integrate(file.changes.map(IncomingChange.delta))
-                if let adopted { state.session?.mergedMeta?.storeID = adopted }
-                report.nameClashes = state.nameClashes(near: report)
-                let event = try state.commitSession(origin: .remote, applied: report.applied)
-                return (report, event)
-            } catch {
-                state.rollbackSession()
-                throw error
-            }
+            var report = try state.integrate(file.changes.map(IncomingChange.delta))
+            if let adopted { state.session?.mergedMeta?.storeID = adopted }
+            report.nameClashes = state.nameClashes(near: report)
+            return (report, report.applied)
         }
-        if let event { publish(event) }
-        return report
     }
 }
 

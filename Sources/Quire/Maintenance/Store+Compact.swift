@@ -203,26 +203,28 @@ extension StoreState {
         return known
     }
 
-    /// Prunes the changes every known replica acknowledged, up to the checkpoint.
+    /// Prunes the changes every known replica acknowledged, up to the checkpoint, in one
+    /// write transaction (after catching up with other processes).
     func pruneHistory(acknowledged: HistoryAcknowledgements) throws -> PruneReport {
-        var acknowledgements = acknowledged
-        acknowledgements.note(replica, has: meta.version)
-        for other in knownReplicas { acknowledgements.noteExists(other) }
-        var report = PruneReport()
         let layout = layout
-        let kept = try environment.read { tx in try layout.prunedHistory(in: tx) }
-        report.keptFrom = kept
-        report.unacknowledged = acknowledgements.unacknowledged.sorted()
-        guard report.unacknowledged.isEmpty else { return report }
+        let (report, transaction) = try environment.write { tx -> (PruneReport, Int?) in
+            try refresh(in: tx, snapshot: tx.transactionID - 1)
+            var acknowledgements = acknowledged
+            acknowledgements.note(replica, has: meta.version)
+            for other in knownReplicas { acknowledgements.noteExists(other) }
+            var report = PruneReport()
+            let kept = try layout.prunedHistory(in: tx)
+            report.keptFrom = kept
+            report.unacknowledged = acknowledgements.unacknowledged.sorted()
+            guard report.unacknowledged.isEmpty else { return (report, nil) }
 
-        for (replica, has) in meta.version.counters {
-            var limit = min(has, meta.checkpoint[replica])
-            for version in acknowledgements.versions.values { limit = min(limit, version[replica]) }
-            report.acknowledgedByAll[replica] = limit
-        }
-        var removals: [Key] = []
-        var newKept = kept
-        try environment.read { tx in
+            for (replica, has) in meta.version.counters {
+                var limit = min(has, meta.checkpoint[replica])
+                for version in acknowledgements.versions.values { limit = min(limit, version[replica]) }
+                report.acknowledgedByAll[replica] = limit
+            }
+            var removals: [Key] = []
+            var newKept = kept
             for (replica, limit) in report.acknowledgedByAll.counters.sorted(by: { $0.key < $1.key }) where limit > kept[replica] {
                 let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: kept[replica]))
                 let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
@@ -243,16 +245,18 @@ extension StoreState {
                 }
                 if let failure { throw failure }
             }
+            report.keptFrom = newKept
+            guard !removals.isEmpty else { return (report, nil) }
+            var writes = DiskWrites()
+            for key in removals { writes.remove(key, layout.changes) }
+            writes.put(StoreLayout.encode(pruned: newKept), StoreLayout.prunedKey, layout.meta)
+            // The stored meta record may lag behind this replica's last change, which opening
+            // reads from the log (`catchUp`); that change may be pruned now.
+            writes.put(meta.encoded(), StoreLayout.metaKey, layout.meta)
+            try writes.perform(in: tx)
+            return (report, tx.transactionID)
         }
-        report.keptFrom = newKept
-        guard !removals.isEmpty else { return report }
-        var writes = DiskWrites()
-        for key in removals { writes.remove(key, layout.changes) }
-        writes.put(StoreLayout.encode(pruned: newKept), StoreLayout.prunedKey, layout.meta)
-        // The stored meta record may lag behind this replica's last change, which opening
-        // reads from the log (`catchUp`); that change may be pruned now.
-        writes.put(meta.encoded(), StoreLayout.metaKey, layout.meta)
-        try environment.write { tx in try writes.perform(in: tx) }
+        if let transaction { knownTransaction = transaction }
         return report
     }
 }

@@ -33,14 +33,16 @@ extension Store {
     /// - Throws: ``StoreError/closed``, or an `LMDBError` when the file cannot be read.
     ///   Damaged data is reported, not thrown.
     public func verify() throws -> VerifyReport {
-        try state.withLock { state in
+        // Not under the store's lock: LMDB's snapshot is enough, and readers and
+        // writers go on meanwhile.
+        let layout = try state.withLock { state in
             guard !state.isClosed else { throw StoreError.closed }
-            let layout = state.layout
-            return try environment.read { tx in
-                var verifier = StoreVerifier(layout: layout)
-                try verifier.run(in: tx)
-                return verifier.report
-            }
+            return state.layout
+        }
+        return try environment.read { tx in
+            var verifier = StoreVerifier(layout: layout)
+            try verifier.run(in: tx)
+            return verifier.report
         }
     }
 

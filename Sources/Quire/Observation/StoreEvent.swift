@@ -9,6 +9,10 @@ public struct StoreEvent: Hashable, Sendable {
         case local
         /// Changes merged from other replicas.
         case remote
+        /// Changes another process committed to this store's directory (the `quire` tool,
+        /// an app extension): local writes or merges made there, seen here at this
+        /// store's next transaction or within about 100 ms while someone observes.
+        case otherProcess
     }
 
     /// Local or remote.
@@ -44,6 +48,9 @@ struct Observers {
 
     mutating func remove(_ key: Int) { continuations[key] = nil }
 
+    /// Whether no one observes.
+    var isEmpty: Bool { continuations.isEmpty }
+
     func send(_ event: StoreEvent) {
         for (filter, continuation) in continuations.values where filter(event) { continuation.yield(event) }
     }
@@ -66,7 +73,9 @@ extension Store {
     /// ```
     ///
     /// The sequence ends when the store closes or the consuming task is cancelled.
-    /// Events are buffered without limit; consume them promptly.
+    /// Events are buffered without limit; consume them promptly. Commits of other
+    /// processes on this store arrive with origin ``StoreEvent/Origin/otherProcess``, at
+    /// this store's next transaction or within about 100 ms.
     public func events() -> AsyncStream<StoreEvent> {
         events { _ in true }
     }
@@ -85,8 +94,14 @@ extension Store {
         let (stream, continuation) = AsyncStream<StoreEvent>.makeStream()
         let key = observers.withLock { $0.add(continuation, filter: filter) }
         continuation.onTermination = { [weak self] _ in
-            self?.observers.withLock { $0.remove(key) }
+            guard let self else { return }
+            let nobodyLeft = observers.withLock { observers in
+                observers.remove(key)
+                return observers.isEmpty
+            }
+            if nobodyLeft { watchOtherProcesses(false) }
         }
+        watchOtherProcesses(true)
         return stream
     }
 

@@ -23,7 +23,8 @@ import Synchronization
 ///
 /// Thread-safety: a `Store` may be used from any thread or task. Transactions are
 /// serialised by one lock, and their bodies are synchronous (LMDB's rule). Do not call
-/// the store from inside a transaction body. One process opens a store directory once.
+/// the store from inside a transaction body. One process opens a store directory once;
+/// several processes may have it open at the same time (see ``init(directory:options:)``).
 public final class Store: Sendable {
     /// The directory holding the store's files.
     public let directory: String
@@ -31,11 +32,15 @@ public final class Store: Sendable {
     public let replica: ReplicaID
     /// The store's lineage, shared by all its replicas. A new store that has made no
     /// change takes the lineage of the first full delta file it imports.
-    public var storeID: StoreID { state.withLock { $0.meta.storeID } }
+    public var storeID: StoreID {
+        (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
+    }
 
     let environment: Environment
     let state: Mutex<StoreState>
     let observers = Mutex<Observers>(Observers())
+    /// Polls for other processes' commits while someone observes (see `Store+Transactions.swift`).
+    let otherProcessWatch = Mutex<(any DispatchSourceTimer)?>(nil)
 
     /// How a store is opened.
     public struct Options: Sendable {
@@ -57,8 +62,11 @@ public final class Store: Sendable {
     /// Opens the store in `directory`, creating the directory and a new store (a new
     /// replica with a random ID, a new store ID) when there is none.
     ///
-    /// Opening reads the records, the hierarchy and pending changes into memory; texts
-    /// are read on first use, each from one snapshot and the few edits made since.
+    /// Opening reads the records, the hierarchy and pending changes into memory, as a
+    /// cache of what LMDB holds; texts are read on first use, each from one snapshot and
+    /// the few edits made since. Another process may have the same store open (an app and
+    /// the `quire` tool, an app and its extension): each transaction first catches up with
+    /// what the other committed, and writes run under LMDB's cross-process writer lock.
     ///
     /// - Parameters:
     ///   - directory: The store's directory. Keep it out of synced folders.
@@ -90,11 +98,14 @@ public final class Store: Sendable {
             state.isClosed = true
             try environment.close()
         }
+        otherProcessWatch.withLock { $0?.cancel(); $0 = nil }
         for continuation in observers.withLock({ $0.removeAll() }) { continuation.finish() }
     }
 
     /// Every replica's next counter: what this store has of each.
-    public var version: VersionVector { state.withLock { $0.meta.version } }
+    public var version: VersionVector {
+        (try? withCurrentState { $0.meta.version }) ?? state.withLock { $0.meta.version }
+    }
 
     /// Reads from a consistent view of the store.
     ///
@@ -102,12 +113,13 @@ public final class Store: Sendable {
     /// let projects = try store.read { tx in try tx.all(Project.self) }
     /// ```
     ///
+    /// What another process committed before the read began is visible.
+    ///
     /// - Parameter body: Reads through the transaction; must not call the store.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``StoreError/closed``.
     public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
-        try state.withLock { state in
-            guard !state.isClosed else { throw StoreError.closed }
+        try withCurrentState { state in
             // Bound first, then lent: passing `StoreReader(state:)` straight to the generic
             // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
             // a nonCopyable type with a guaranteed value").
@@ -123,25 +135,19 @@ public final class Store: Sendable {
     /// When the body throws — a failed validation, an invalid position — or the commit
     /// fails, nothing is written and the store is exactly as before.
     ///
+    /// The body runs inside LMDB's write transaction, after the store caught up with
+    /// what other processes committed: it sees the latest state, and no other process
+    /// writes until it returns. It may run more than once (after the map grew), so it
+    /// must have no side effects outside the transaction.
+    ///
     /// - Parameter body: Makes the changes; must not call the store.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or an error from the commit.
     public func write<R>(_ body: (borrowing StoreWriter) throws -> R) throws -> R {
-        let (result, event) = try state.withLock { state -> (R, StoreEvent?) in
-            guard !state.isClosed else { throw StoreError.closed }
-            state.beginSession()
-            do {
-                let writer = StoreWriter(state: state)  // bound first, as in `read`
-                let result = try body(writer)
-                let event = try state.commitSession(origin: .local)
-                return (result, event)
-            } catch {
-                state.rollbackSession()
-                throw error
-            }
+        try commitTransaction(origin: .local) { state in
+            let writer = StoreWriter(state: state)  // bound first, as in `read`
+            return (try body(writer), [])
         }
-        if let event { publish(event) }
-        return result
     }
 
     /// The changes a replica at `version` lacks, oldest first per replica.
@@ -149,10 +155,7 @@ public final class Store: Sendable {
     /// - Parameter version: The other replica's version; empty for the whole history.
     /// - Throws: ``StoreError/corrupt(database:problem:)`` for a damaged log entry.
     public func changes(since version: VersionVector = VersionVector()) throws -> [Change] {
-        try state.withLock { state in
-            guard !state.isClosed else { throw StoreError.closed }
-            return try state.storedChanges(since: version)
-        }
+        try withCurrentState { state in try state.storedChanges(since: version) }
     }
 
     /// Applies changes from other replicas in one write transaction: all or nothing.
@@ -167,21 +170,11 @@ public final class Store: Sendable {
     ///   unchanged.
     @discardableResult
     public func apply(_ changes: [Change]) throws -> MergeReport {
-        let (report, event) = try state.withLock { state -> (MergeReport, StoreEvent?) in
-            guard !state.isClosed else { throw StoreError.closed }
-            state.beginSession()
-            do {
-                var report = try state.integrate(changes.map(IncomingChange.decoded))
-                report.nameClashes = state.nameClashes(near: report)
-                let event = try state.commitSession(origin: .remote, applied: report.applied)
-                return (report, event)
-            } catch {
-                state.rollbackSession()
-                throw error
-            }
+        try commitTransaction(origin: .remote) { state in
+            var report = try state.integrate(changes.map(IncomingChange.decoded))
+            report.nameClashes = state.nameClashes(near: report)
+            return (report, report.applied)
         }
-        if let event { publish(event) }
-        return report
     }
 
     /// Makes the sibling-name checks of `types` known to merges (see
@@ -194,95 +187,24 @@ public final class Store: Sendable {
             guard !state.isClosed else { throw StoreError.closed }
             try state.register(types)
         }
+        publishOtherProcessEvent()
     }
 
     // MARK: Opening
 
     private static func load(environment: Environment, layout: StoreLayout, options: Options) throws -> StoreState {
-        let stored = try environment.read { tx -> StoreState? in
-            guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
-            var meta = try StoreMeta.decode(bytes)
-            try StoreState.catchUp(&meta, layout: layout, in: tx)
-            guard let tree = try layout.tree.load(in: tx, replica: meta.replica, seed: nil) else {
-                throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
-            }
-            var records: [RecordID: RecordState] = [:]
-            var failure: StoreError?
-            try tx.scan(layout.records) { key, value in
-                do throws(DecodingError) {
-                    guard key.count == 16 else { throw .malformed("record key of \(key.count) bytes", at: 0) }
-                    records[RecordID(TreeStorageLayout.nodeID(fromKey: key))] = try RecordState.decode(Array(value))
-                } catch {
-                    failure = .corrupt(database: layout.records.name, problem: error.description)
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw failure }
-            var pending: [ChangeID: IncomingChange] = [:]
-            try tx.scan(layout.pending) { _, value in
-                do throws(StoreError) {
-                    let change = try IncomingChange.decodeStored(Array(value))
-                    pending[change.id] = change
-                } catch {
-                    failure = .corrupt(database: layout.pending.name, problem: error.description)
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw failure }
-            let state = StoreState(environment: environment, layout: layout, meta: meta, records: records, tree: tree, pending: pending)
-            try tx.scan(layout.textSlots) { key, value in
-                do throws(DecodingError) {
-                    guard key.count == 8 else { throw .malformed("slot key of \(key.count) bytes", at: 0) }
-                    let slot = key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                    let text = try StoreLayout.decodeText(Array(value))
-                    state.slotTexts[slot] = text
-                    state.textSlots[text] = slot
-                } catch {
-                    failure = .corrupt(database: layout.textSlots.name, problem: error.description)
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw failure }
-            try state.measureSinceCheckpoint(in: tx)
-            try tx.scan(layout.names) { key, value in
-                do throws(DecodingError) {
-                    guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
-                    let node = TreeStorageLayout.nodeID(fromKey: key)  // (replica, position)
-                    let (name, firstUse) = try StoreLayout.decodeName(Array(value))
-                    var table = state.names[node.replica] ?? ReplicaNames()
-                    guard table.count == Int(node.counter), table.note(name, firstUsedAt: firstUse) != nil else {
-                        throw .malformed("name table of \(node.replica) is not contiguous", at: 0)
-                    }
-                    state.names[node.replica] = table
-                } catch {
-                    failure = .corrupt(database: layout.names.name, problem: error.description)
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw failure }
-            if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
-                do throws(DecodingError) {
-                    state.nameFields = try StoreLayout.decodeNameFields(bytes)
-                } catch {
-                    throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
-                }
-            }
-            return state
+        let stored = try environment.read { tx in
+            try StoreState.load(environment: environment, layout: layout, in: tx, snapshot: tx.transactionID)
         }
         if let stored { return stored }
-        let replica = options.replica ?? ReplicaID.random()
-        let meta = StoreMeta(
-            replica: replica, storeID: StoreID.random(), lamport: 0, version: VersionVector([replica: 0]),
-            lastDependencies: VersionVector(), checkpoint: VersionVector())
-        let tree = try ReplicatedTree(replica: replica)
-        try environment.write { tx in
-            try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)
-            try layout.tree.writeInitialState(of: tree, in: tx)
+        // Created under LMDB's writer lock: two processes opening a new store at once
+        // agree on one replica.
+        return try environment.write { tx in
+            if let stored = try StoreState.load(environment: environment, layout: layout, in: tx, snapshot: tx.transactionID - 1) {
+                return stored
+            }
+            return try StoreState.create(
+                environment: environment, layout: layout, replica: options.replica ?? ReplicaID.random(), in: tx)
         }
-        return StoreState(environment: environment, layout: layout, meta: meta, records: [:], tree: tree, pending: [:])
     }
 }

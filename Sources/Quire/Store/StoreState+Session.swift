@@ -44,14 +44,17 @@ extension StoreState {
         self.session = nil
     }
 
-    /// Writes the transaction as one change in one LMDB write and ends it.
+    /// Works out what the transaction writes: one change for a local write, the applied
+    /// changes for a merge. Changes nothing in memory, so a failed LMDB commit can still
+    /// be rolled back with ``rollbackSession()``.
     ///
     /// - Parameters:
     ///   - origin: Whether the changes are this replica's (a new change is made) or
     ///     merged from others (`applied` are written to the log).
     ///   - applied: For merges, the changes applied, in order.
-    /// - Returns: The event to publish, or `nil` when nothing changed.
-    func commitSession(origin: StoreEvent.Origin, applied: [ChangeID] = []) throws -> StoreEvent? {
+    /// - Returns: What to write and, once written, to make the memory match; `nil` when
+    ///   the transaction changed nothing (end it with ``endEmptySession()``).
+    func prepareCommit(origin: StoreEvent.Origin, applied: [ChangeID] = []) throws -> PreparedCommit? {
         guard let session else { return nil }
         var writes = DiskWrites()
         var event = StoreEvent(origin: origin)
@@ -98,11 +101,7 @@ extension StoreState {
                 operations.append(.fields(record: id, type: write.type, values: write.values))
             }
             operations += textOperations.map { StoreOperation.text($0.0, $0.1) }
-            guard !operations.isEmpty else {
-                if session.touchesTree { tree.commitChanges() }
-                self.session = nil
-                return nil
-            }
+            guard !operations.isEmpty else { return nil }
             // Only what this replica learned since its previous change (see Change+Encoding).
             let others = VersionVector(meta.version.counters.filter { $0.key != replica && $0.value > 0 })
             let dependencies = VersionVector(others.counters.filter { meta.lastDependencies[$0.key] != $0.value })
@@ -121,7 +120,7 @@ extension StoreState {
             writesMeta = !dependencies.counters.isEmpty
             newMeta.version.record(OperationID(replica: replica, counter: change.id.counter), count: change.count)
             event.changes = [change.id]
-        case .remote:
+        case .remote, .otherProcess:  // merges; another process's changes are never committed here
             event.changes = applied
             for id in applied {
                 if let change = session.integrated[id] {
@@ -135,11 +134,7 @@ extension StoreState {
                 writes.put(pending[id]!.stored, StoreLayout.changeKey(id), layout.pending)
             }
             newMeta = session.mergedMeta ?? meta
-            if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty {
-                if session.touchesTree { tree.commitChanges() }
-                self.session = nil
-                return nil
-            }
+            if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty { return nil }
         }
         let checkpointing = changesSinceCheckpoint + 1 >= StoredText.checkpointChanges
             || bytesSinceCheckpoint + loggedBytes >= StoredText.checkpointBytes
@@ -158,44 +153,58 @@ extension StoreState {
         if session.savedNameFields != nil {
             writes.put(StoreLayout.encode(nameFields: nameFields), StoreLayout.nameFieldsKey, layout.meta)
         }
+        return PreparedCommit(
+            writes: writes, treeChanges: treeChanges, meta: newMeta, newSlots: newSlots, textOperations: textOperations,
+            loggedBytes: loggedBytes, checkpointing: checkpointing, event: event)
+    }
 
-        let layout = layout
-        let ownReplica = replica
-        try environment.write { tx in
-            try writes.perform(in: tx)
-            if let treeChanges { try layout.tree.write(treeChanges, replica: ownReplica, in: tx) }
-        }
-        // Committed: make the memory match.
-        if origin == .local {
-            for (id, operations) in textOperations {
+    /// Ends a transaction that changed nothing.
+    func endEmptySession() {
+        if session?.touchesTree == true { tree.commitChanges() }
+        session = nil
+    }
+
+    /// Makes the memory match a commit LMDB has made durable, and ends the session.
+    ///
+    /// - Parameter transaction: The LMDB transaction that committed it.
+    /// - Returns: The event to publish.
+    func finish(_ commit: PreparedCommit, transaction: Int) -> StoreEvent {
+        guard let session else { return commit.event }
+        if commit.event.origin == .local {
+            for (id, operations) in commit.textOperations {
                 undoHistories[id, default: TextUndoHistory()].record(
                     .init(operations), as: session.undoActions[id], redirects: session.undoRedirects[id] ?? [])
             }
         }
         if session.touchesTree { tree.commitChanges() }
-        meta = newMeta
-        for (text, slot) in newSlots {
+        meta = commit.meta
+        for (text, slot) in commit.newSlots {
             textSlots[text] = slot
             slotTexts[slot] = text
         }
-        if checkpointing {
+        if commit.checkpointing {
             changesSinceCheckpoint = 0
             bytesSinceCheckpoint = 0
             textsSinceCheckpoint = []
         } else {
             changesSinceCheckpoint += 1
-            bytesSinceCheckpoint += loggedBytes
-            for (id, _) in textOperations { textsSinceCheckpoint?.insert(id) }
+            bytesSinceCheckpoint += commit.loggedBytes
+            for (id, _) in commit.textOperations { textsSinceCheckpoint?.insert(id) }
         }
+        knownTransaction = transaction
         self.session = nil
-        return event
+        return commit.event
     }
 
     /// The stored changes a replica at `version` lacks.
     func storedChanges(since version: VersionVector) throws -> [Change] {
-        let layout = layout
+        try environment.read { tx in try storedChanges(since: version, in: tx) }
+    }
+
+    /// The stored changes a replica at `version` lacks, read in `tx`.
+    func storedChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) throws -> [Change] {
         let replicas = meta.version.counters.keys.sorted()
-        return try environment.read { tx in
+        do {
             var result: [Change] = []
             for replica in replicas where version[replica] < meta.version[replica] {
                 try checkHistoryKept(of: replica, since: version, in: tx)  // Maintenance/PrunedHistory.swift
@@ -282,12 +291,20 @@ extension StoreState {
     /// Writes a checkpoint on its own, when any change was logged since the last one.
     func writeCheckpoint() throws {
         guard changesSinceCheckpoint > 0 else { return }
-        var writes = DiskWrites()
-        var newMeta = meta
-        try addCheckpoint(to: &writes, meta: &newMeta, including: [], newSlots: [:])
-        writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta)
-        try environment.write { tx in try writes.perform(in: tx) }
-        meta = newMeta
+        let written = try environment.write { tx -> (meta: StoreMeta, transaction: Int)? in
+            // The snapshots are of the texts as on disk, other processes' edits included.
+            try refresh(in: tx, snapshot: tx.transactionID - 1)
+            guard changesSinceCheckpoint > 0 else { return nil }
+            var writes = DiskWrites()
+            var newMeta = meta
+            try addCheckpoint(to: &writes, meta: &newMeta, including: [], newSlots: [:])
+            writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta)
+            try writes.perform(in: tx)
+            return (newMeta, tx.transactionID)
+        }
+        guard let written else { return }
+        meta = written.meta
+        knownTransaction = written.transaction
         changesSinceCheckpoint = 0
         bytesSinceCheckpoint = 0
         textsSinceCheckpoint = []
@@ -356,6 +373,26 @@ extension StoreState {
     }
 }
 
+/// What one commit writes, and what the memory takes on once LMDB has committed it.
+struct PreparedCommit {
+    var writes: DiskWrites
+    var treeChanges: TreeChangeSet?
+    /// The store's clocks and versions after the commit.
+    var meta: StoreMeta
+    var newSlots: [TextID: UInt64]
+    var textOperations: [(TextID, [TextOperation])]
+    var loggedBytes: Int
+    var checkpointing: Bool
+    var event: StoreEvent
+
+    /// Writes it in `tx`. Always writes something (the log entry or the meta record), so
+    /// LMDB commits it as a new transaction.
+    func perform(in tx: borrowing WriteTransaction, layout: StoreLayout, replica: ReplicaID) throws {
+        try writes.perform(in: tx)
+        if let treeChanges { try layout.tree.write(treeChanges, replica: replica, in: tx) }
+    }
+}
+
 /// The puts and deletes of one commit, computed before the LMDB write so that its body
 /// has no side effects (LMDB may run it again after growing the map).
 struct DiskWrites {
@@ -366,6 +403,9 @@ struct DiskWrites {
     }
 
     private var writes: [Write] = []
+
+    /// Whether there is nothing to write.
+    var isEmpty: Bool { writes.isEmpty }
 
     mutating func put(_ value: [UInt8], _ key: Key, _ database: Database) { writes.append(.put(value, key, database)) }
     mutating func remove(_ key: Key, _ database: Database) { writes.append(.remove(key, database)) }

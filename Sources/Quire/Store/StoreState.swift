@@ -1,7 +1,9 @@
 import LMDB
 import QuireCore
 
-/// The contents of an open store, held in memory and guarded by the store's lock.
+/// The contents of an open store: a cache, in memory and guarded by the store's lock,
+/// of one committed LMDB transaction (``knownTransaction``), read again when another
+/// process commits.
 ///
 /// Opaque outside the module: transactions reach it through ``StoreReader`` and
 /// ``StoreWriter``.
@@ -39,6 +41,12 @@ public final class StoreState: @unchecked Sendable {
     var isClosed = false
     /// Undo and redo steps of this replica's text edits, per text.
     var undoHistories: [TextID: TextUndoHistory] = [:]
+    /// The LMDB transaction whose committed state the memory reflects; another value in
+    /// LMDB means another process wrote (see `StoreState+Loading.swift`).
+    var knownTransaction = 0
+    /// What other processes committed, noticed by ``refresh(in:snapshot:)`` and not yet
+    /// published.
+    var otherProcessEvent: StoreEvent?
 
     var replica: ReplicaID { meta.replica }
 
@@ -143,12 +151,20 @@ extension StoreState {
 
     /// Notes and stores the sibling-name fields of `types` outside a write.
     func register(_ types: [any Record.Type]) throws {
-        var learned = nameFields
-        for type in types { learned[type.typeName] = type.siblingNameField }
-        guard learned != nameFields else { return }
-        let encoded = StoreLayout.encode(nameFields: learned)
+        func adding(to fields: [String: String]) -> [String: String] {
+            var learned = fields
+            for type in types { learned[type.typeName] = type.siblingNameField }
+            return learned
+        }
+        guard adding(to: nameFields) != nameFields else { return }
         let layout = layout
-        try environment.write { tx in try tx.put(encoded, forKey: StoreLayout.nameFieldsKey, in: layout.meta) }
+        let (learned, transaction) = try environment.write { tx in
+            try refresh(in: tx, snapshot: tx.transactionID - 1)  // another process may have learned others
+            let learned = adding(to: nameFields)
+            try tx.put(StoreLayout.encode(nameFields: learned), forKey: StoreLayout.nameFieldsKey, in: layout.meta)
+            return (learned, tx.transactionID)
+        }
         nameFields = learned
+        knownTransaction = transaction
     }
 }

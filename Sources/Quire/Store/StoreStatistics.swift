@@ -23,7 +23,7 @@ extension Store {
     ///
     /// - Complexity: O(*c*) for *c* changes: the change log is scanned.
     public func statistics() throws -> StoreStatistics {
-        try state.withLock { state in
+        try withCurrentState { state in
             var statistics = StoreStatistics()
             let layout = state.layout
             try environment.read { tx in

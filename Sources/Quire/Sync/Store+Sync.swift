@@ -142,8 +142,7 @@ struct SyncRun {
     /// returns where its files end now.
     private mutating func writeNewChanges(after written: UInt64) throws -> UInt64 {
         let own = own
-        let export = try store.state.withLock { state -> (bytes: [UInt8], name: SyncFolderLayout.DeltaName)? in
-            guard !state.isClosed else { throw StoreError.closed }
+        let export = try store.withCurrentState { state -> (bytes: [UInt8], name: SyncFolderLayout.DeltaName)? in
             let has = state.meta.version[own]
             guard has >= written else { throw SyncError.folderAhead(replica: own, inFolder: written, inStore: has) }
             guard has > written else { return nil }
@@ -247,10 +246,10 @@ struct SyncRun {
     /// Whether every change of the file is known or waiting as pending, and one waits:
     /// importing it again would change nothing.
     private func isWaiting(_ file: DeltaFile) -> Bool {
-        store.state.withLock { state in
+        (try? store.withCurrentState { state in
             file.changes.contains { state.pending[$0.id] != nil }
                 && file.changes.allSatisfy { state.pending[$0.id] != nil || state.meta.version[$0.id.replica] >= $0.endCounter }
-        }
+        }) ?? false
     }
 
     // MARK: Files

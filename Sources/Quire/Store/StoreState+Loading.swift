@@ -1,0 +1,176 @@
+import LMDB
+import QuireCore
+
+/// Reading a store's state out of LMDB, at open and again whenever another process has
+/// committed since this one last looked.
+///
+/// LMDB is the source of truth. What a `StoreState` holds in memory is a cache of one
+/// committed LMDB transaction, ``StoreState/knownTransaction``. Every read and write of
+/// the store first compares that with LMDB's latest transaction (inside the read or
+/// write transaction, so under LMDB's own cross-process writer lock for writes); when
+/// they differ, another process (or another `Environment` user) wrote, and the cache is
+/// read again before anything else happens. Writes therefore always start from what is
+/// on disk: two processes on one store hand out unique `(replica, counter)` IDs and
+/// never overwrite each other's commits.
+extension StoreState {
+    /// Reads the store's state in `tx`; `nil` when the environment holds no store yet.
+    ///
+    /// - Parameter snapshot: The LMDB transaction whose state `tx` sees (`tx`'s own ID for
+    ///   a read; the last committed one, `tx`'s ID − 1, inside a write).
+    static func load<T: ReadableTransaction & ~Copyable>(
+        environment: Environment, layout: StoreLayout, in tx: borrowing T, snapshot: Int
+    ) throws -> StoreState? {
+        guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
+        var meta = try StoreMeta.decode(bytes)
+        try StoreState.catchUp(&meta, layout: layout, in: tx)
+        guard let tree = try layout.tree.load(in: tx, replica: meta.replica, seed: nil) else {
+            throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
+        }
+        var records: [RecordID: RecordState] = [:]
+        var failure: StoreError?
+        try tx.scan(layout.records) { key, value in
+            do throws(DecodingError) {
+                guard key.count == 16 else { throw .malformed("record key of \(key.count) bytes", at: 0) }
+                records[RecordID(TreeStorageLayout.nodeID(fromKey: key))] = try RecordState.decode(Array(value))
+            } catch {
+                failure = .corrupt(database: layout.records.name, problem: error.description)
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw failure }
+        var pending: [ChangeID: IncomingChange] = [:]
+        try tx.scan(layout.pending) { _, value in
+            do throws(StoreError) {
+                let change = try IncomingChange.decodeStored(Array(value))
+                pending[change.id] = change
+            } catch {
+                failure = .corrupt(database: layout.pending.name, problem: error.description)
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw failure }
+        let state = StoreState(environment: environment, layout: layout, meta: meta, records: records, tree: tree, pending: pending)
+        state.knownTransaction = snapshot
+        try tx.scan(layout.textSlots) { key, value in
+            do throws(DecodingError) {
+                guard key.count == 8 else { throw .malformed("slot key of \(key.count) bytes", at: 0) }
+                let slot = key.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                let text = try StoreLayout.decodeText(Array(value))
+                state.slotTexts[slot] = text
+                state.textSlots[text] = slot
+            } catch {
+                failure = .corrupt(database: layout.textSlots.name, problem: error.description)
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw failure }
+        try state.measureSinceCheckpoint(in: tx)
+        try tx.scan(layout.names) { key, value in
+            do throws(DecodingError) {
+                guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
+                let node = TreeStorageLayout.nodeID(fromKey: key)  // (replica, position)
+                let (name, firstUse) = try StoreLayout.decodeName(Array(value))
+                var table = state.names[node.replica] ?? ReplicaNames()
+                guard table.count == Int(node.counter), table.note(name, firstUsedAt: firstUse) != nil else {
+                    throw .malformed("name table of \(node.replica) is not contiguous", at: 0)
+                }
+                state.names[node.replica] = table
+            } catch {
+                failure = .corrupt(database: layout.names.name, problem: error.description)
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw failure }
+        if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
+            do throws(DecodingError) {
+                state.nameFields = try StoreLayout.decodeNameFields(bytes)
+            } catch {
+                throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
+            }
+        }
+        return state
+    }
+
+    /// Creates a new store in `tx` (the environment holds none): a new replica, a new
+    /// store ID, an empty hierarchy.
+    static func create(
+        environment: Environment, layout: StoreLayout, replica: ReplicaID, in tx: borrowing WriteTransaction
+    ) throws -> StoreState {
+        let meta = StoreMeta(
+            replica: replica, storeID: StoreID.random(), lamport: 0, version: VersionVector([replica: 0]),
+            lastDependencies: VersionVector(), checkpoint: VersionVector())
+        let tree = try ReplicatedTree(replica: replica)
+        try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)
+        try layout.tree.writeInitialState(of: tree, in: tx)
+        let state = StoreState(environment: environment, layout: layout, meta: meta, records: [:], tree: tree, pending: [:])
+        state.knownTransaction = tx.transactionID
+        return state
+    }
+
+    /// Reads the state again when LMDB's last committed transaction is not the one the
+    /// memory reflects: another process wrote. Cheap otherwise (one comparison).
+    ///
+    /// Call it first in every read and write transaction of the store, with no write
+    /// session open. What the other process committed is noted in
+    /// ``otherProcessEvent`` for the store to publish.
+    ///
+    /// - Parameter snapshot: The transaction `tx` sees (see ``load(environment:layout:in:snapshot:)``).
+    func refresh<T: ReadableTransaction & ~Copyable>(in tx: borrowing T, snapshot: Int) throws {
+        guard snapshot != knownTransaction else { return }
+        guard let fresh = try StoreState.load(environment: environment, layout: layout, in: tx, snapshot: snapshot) else {
+            throw StoreError.corrupt(database: layout.meta.name, problem: "the store's meta record disappeared")
+        }
+        guard fresh.meta.replica == replica else {
+            throw StoreError.corrupt(
+                database: layout.meta.name,
+                problem: "another process replaced the store in \(environment.path) (replica \(fresh.meta.replica), "
+                    + "not \(replica)); close and open it again")
+        }
+        let before = meta.version
+        adopt(fresh)
+        noteOtherProcessChanges(since: before, in: tx)
+    }
+
+    /// Takes over everything `fresh` read from disk; keeps what only this process knows
+    /// (undo histories, the closed flag).
+    private func adopt(_ fresh: StoreState) {
+        meta = fresh.meta
+        records = fresh.records
+        tree = fresh.tree
+        texts = [:]
+        pending = fresh.pending
+        session = nil
+        changesSinceCheckpoint = fresh.changesSinceCheckpoint
+        bytesSinceCheckpoint = fresh.bytesSinceCheckpoint
+        textsSinceCheckpoint = nil
+        names = fresh.names
+        textSlots = fresh.textSlots
+        slotTexts = fresh.slotTexts
+        nameFields = fresh.nameFields
+        knownTransaction = fresh.knownTransaction
+    }
+
+    /// Adds what the changes between `version` and the current one touched to
+    /// ``otherProcessEvent``.
+    private func noteOtherProcessChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) {
+        guard meta.version != version else { return }
+        var event = otherProcessEvent ?? StoreEvent(origin: .otherProcess)
+        // Best effort: a log the other process pruned meanwhile leaves the event without
+        // details (its changes are still read); `verify` reports a damaged log.
+        for change in (try? storedChanges(since: version, in: tx)) ?? [] {
+            event.changes.append(change.id)
+            for operation in change.operations {
+                switch operation {
+                case .fields(let record, _, _): event.records.insert(record)
+                case .text(let text, _): event.texts.insert(text)
+                case .tree(let move): event.nodes.insert(RecordID(move.node))
+                }
+            }
+        }
+        otherProcessEvent = event
+    }
+}
