@@ -71,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "QuireToolTests",
-            dependencies: ["QuireTool", "QuireTestSupport", "quire"]
+            dependencies: ["QuireTool", "Quire", "QuireApps", "QuireTestSupport", "quire"]
         ),
 
         // A second process for the multi-process tests: writes into an environment
