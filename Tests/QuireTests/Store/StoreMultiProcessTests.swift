@@ -207,3 +207,36 @@ private func firstEvent(
         return first
     }
 }
+
+@Suite("The write funnel")
+struct StoreWriteFunnelTests {
+    @Test("a write that fills the map runs again from a rolled-back session: one change, each record once")
+    func mapGrowthRerun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var options = Store.Options()
+        options.durability = .noSync
+        options.initialMapSize = 256 << 10  // far too small for the write below
+        let store = try Store(directory: directory.appending("store"), options: options)
+        let runs = Locked(0)
+        let folder = try store.write { tx in
+            runs.update { $0 += 1 }
+            let folder = try tx.insert(TypistFolder(name: "Big"))
+            for index in 0..<3_000 {
+                let note = try tx.insert(TypistNote(name: "note \(index) " + String(repeating: "x", count: 100)), under: folder)
+                try tx.insert(String(repeating: "y", count: 50), at: 0, in: note.text("body"))
+            }
+            return folder
+        }
+        #expect(runs.get() > 1, "the map did not fill, so the rerun was not exercised")
+        let (notes, children) = try store.read { tx in (try tx.all(TypistNote.self).count, tx.children(of: folder).count) }
+        #expect(notes == 3_000)
+        #expect(children == 3_000)
+        #expect(try store.changes().count == 1)
+        #expect(try store.verify().isHealthy)
+        try store.close()
+        let reopened = try Store(directory: directory.appending("store"), options: options)
+        #expect(try reopened.read { tx in try tx.all(TypistNote.self).count } == 3_000)
+        try reopened.close()
+    }
+}
