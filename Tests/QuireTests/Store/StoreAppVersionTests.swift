@@ -36,6 +36,52 @@ enum AppVersions {
         var mood: Mood
     }
 
+    /// Version 3 adds a flag.
+    struct TaskV3: Record, Equatable {
+        static let typeName = "spec.task"
+        var title: String
+        var dueDate: Date?
+        var done: Bool?
+    }
+
+    /// Version 2 with a hand-written decoder that asks `contains` before decoding the
+    /// date (and a synthesized encoder, which skips `nil`).
+    struct TaskV2Custom: Record, Equatable {
+        static let typeName = "spec.task"
+        var title: String
+        var dueDate: Date?
+        enum CodingKeys: String, CodingKey { case title, dueDate }
+
+        init(title: String, dueDate: Date?) {
+            self.title = title
+            self.dueDate = dueDate
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            title = try container.decode(String.self, forKey: .title)
+            if container.contains(.dueDate), try !container.decodeNil(forKey: .dueDate) {
+                dueDate = try container.decode(Date.self, forKey: .dueDate)
+            } else {
+                dueDate = nil
+            }
+        }
+    }
+
+    /// A task whose decoder reads its top level as one value: its keys are not known.
+    struct TaskWrapped: Record, Equatable {
+        static let typeName = "spec.task"
+        var task: TaskV2
+
+        init(task: TaskV2) { self.task = task }
+        init(from decoder: any Decoder) throws { task = try decoder.singleValueContainer().decode(TaskV2.self) }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(task)
+        }
+    }
+
     static let monday = Date(timeIntervalSinceReferenceDate: 800_000_000)
     static let friday = monday + 4 * 86_400
 
@@ -169,6 +215,28 @@ struct StoreAppVersionTests {
             #expect(try store.read { tx in try tx.all(TaskV2.self).map(\.value) } == expected)
         }
         #expect(try replicas.reopen(0).read { tx in try tx.all(TaskV2.self).map(\.value) } == expected)
+    }
+
+    @Test("a hand-written decoder clears the fields it asks for (contains, decodeNil) and keeps a newer version's")
+    func handWrittenDecoder() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (newest, custom) = (replicas[0], replicas[1])
+        let id = try newest.write { tx in try tx.insert(AppVersions.TaskV3(title: "Call", dueDate: Self.monday, done: true)) }
+        try AppVersions.deliver(newest, to: custom)
+        try custom.write { tx in try tx.update(id, as: AppVersions.TaskV2Custom.self) { $0.dueDate = nil } }
+        try AppVersions.deliver(custom, to: newest)
+        #expect(try newest.read { tx in try tx.record(AppVersions.TaskV3.self, id) } == AppVersions.TaskV3(title: "Call", dueDate: nil, done: true))
+    }
+
+    @Test("a type that decodes its top level as a single value clears no field: an optional set to nil keeps its old value")
+    func unkeyedTopLevel() throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let store = replicas[0]
+        let id = try store.write { tx in try tx.insert(AppVersions.TaskV3(title: "Call", dueDate: Self.monday, done: true)) }
+        try store.write { tx in try tx.replace(id, with: AppVersions.TaskWrapped(task: TaskV2(title: "Call Ada", dueDate: nil))) }
+        #expect(try store.read { tx in try tx.record(AppVersions.TaskV3.self, id) } == AppVersions.TaskV3(title: "Call Ada", dueDate: Self.monday, done: true))
     }
 
     @Test("a new enum case fails all(_:) for its record only: allDecodable lists the others and names it")
