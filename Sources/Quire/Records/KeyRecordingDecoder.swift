@@ -90,6 +90,9 @@ private struct KeyRecordingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { note(key); return try base.decode(type, forKey: key) }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { note(key); return try base.decode(type, forKey: key) }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { note(key); return try base.decode(type, forKey: key) }
+    // The protocol's own `Int128` / `UInt128` members throw "not implemented": forward.
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { note(key); return try base.decode(type, forKey: key) }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { note(key); return try base.decode(type, forKey: key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { note(key); return try base.decode(type, forKey: key) }
 
     func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { note(key); return try base.decodeIfPresent(type, forKey: key) }
@@ -106,6 +109,8 @@ private struct KeyRecordingContainer<Key: CodingKey>: KeyedDecodingContainerProt
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { note(key); return try base.decodeIfPresent(type, forKey: key) }
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { note(key); return try base.decodeIfPresent(type, forKey: key) }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { note(key); return try base.decodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: Int128.Type, forKey key: Key) throws -> Int128? { note(key); return try base.decodeIfPresent(type, forKey: key) }
+    func decodeIfPresent(_ type: UInt128.Type, forKey key: Key) throws -> UInt128? { note(key); return try base.decodeIfPresent(type, forKey: key) }
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { note(key); return try base.decodeIfPresent(type, forKey: key) }
 
     func nestedContainer<NestedKey: CodingKey>(
