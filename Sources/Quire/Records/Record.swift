@@ -19,6 +19,12 @@ import QuireCore
 /// own, so concurrent edits of different fields of one record both survive. The record
 /// must encode as a keyed container (a struct or class with properties), and its fields
 /// as JSON values.
+///
+/// Several app versions share records, so a type reads what it knows and keeps the rest:
+/// a write sets only the fields the type's `init(from:)` asks for (a synthesized
+/// conformance asks for every property), so a field a newer version added, or one this
+/// version removed, survives this version's writes. How to add fields with defaults,
+/// rename fields and add enum cases safely: "Schema evolution" in `docs/store.md`.
 public protocol Record: Codable, Sendable {
     /// The name that identifies this record type in the store and in delta files.
     static var typeName: String { get }

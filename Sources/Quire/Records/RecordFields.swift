@@ -6,7 +6,8 @@ import Foundation
 /// bytes); each top-level member becomes one field whose value is the member's JSON text,
 /// byte for byte. Decoding rebuilds the object from the fields and uses `JSONDecoder`,
 /// so a field written by a newer app version that this type does not know is kept in
-/// the store and ignored by the decoder.
+/// the store and ignored by the decoder — and, because a write clears only the fields
+/// the type's decoder asks for (``write(_:over:id:)``), kept by this type's writes too.
 enum RecordFields {
     typealias Fields = [String: [UInt8]]
 
@@ -28,6 +29,15 @@ enum RecordFields {
     }
 
     static func decode<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
+        try decodeNotingKeys(type, from: fields, id: id).value.get()
+    }
+
+    /// The record decoded as `type`, with the fields `type` asked for while decoding
+    /// (see ``KeyRecordingDecoding``): `nil` when it did not decode a keyed container.
+    /// Keys asked for before a decoding error count too.
+    static func decodeNotingKeys<Value: Record>(
+        _ type: Value.Type, from fields: Fields, id: RecordID
+    ) -> (value: Result<Value, StoreError>, keys: Set<String>?) {
         var json: [UInt8] = [UInt8(ascii: "{")]
         for (index, name) in fields.keys.sorted().enumerated() {
             if index > 0 { json.append(UInt8(ascii: ",")) }
@@ -36,11 +46,38 @@ enum RecordFields {
             json.append(contentsOf: fields[name]!)
         }
         json.append(UInt8(ascii: "}"))
+        let decoded: KeyRecordingDecoding<Value>
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(json))
+            decoded = try JSONDecoder().decode(KeyRecordingDecoding<Value>.self, from: Data(json))
         } catch {
-            throw StoreError.decodingFailed(record: id, type: Value.typeName, problem: "\(error)")
+            return (.failure(.decodingFailed(record: id, type: Value.typeName, problem: "\(error)")), nil)
         }
+        let value = decoded.result.mapError { error in
+            StoreError.decodingFailed(record: id, type: Value.typeName, problem: "\(error)")
+        }
+        return (value, decoded.keys)
+    }
+
+    /// The fields a write of `value` over a record with the stored fields `current` sets:
+    /// `value`'s fields, plus `null` for each stored field that `Value` knows but did not
+    /// encode (an optional set to `nil`, which a synthesized `encode(to:)` skips).
+    ///
+    /// A stored field `Value` does not know — one a newer (or older) app version wrote —
+    /// is left alone, so writing a record never wipes what another version added. The
+    /// known fields are those `Value`'s decoder asks for, decoding `current` and decoding
+    /// `value`'s own encoding (so a type whose decoder depends on the data, and a record
+    /// that does not decode as `Value`, still clear every field `Value` ever reads). A type
+    /// that does not decode a keyed container at the top level clears nothing.
+    static func write<Value: Record>(_ value: Value, over current: Fields, id: RecordID) throws(StoreError) -> Fields {
+        var fields = try encode(value)
+        let missing = current.keys.filter { fields[$0] == nil }
+        guard !missing.isEmpty else { return fields }
+        var known = decodeNotingKeys(Value.self, from: current, id: id).keys ?? []
+        known.formUnion(decodeNotingKeys(Value.self, from: fields, id: id).keys ?? [])
+        for name in missing where known.contains(name) {
+            fields[name] = Array("null".utf8)
+        }
+        return fields
     }
 
     private static func quoted(_ name: String) -> [UInt8] {

@@ -50,21 +50,92 @@ extension StoreReading where Self: ~Copyable {
     ///     .sorted { $0.created < $1.created }
     /// ```
     ///
+    /// All or nothing: when one record of the type does not decode (say a newer app
+    /// version gave it an enum case this one lacks), the query throws for it. To list the
+    /// others and learn which records did not decode, use
+    /// ``allDecodable(_:includingDeleted:where:)``.
+    ///
     /// - Parameters:
     ///   - type: The record type.
     ///   - includingDeleted: Include records in the trash.
     ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Throws: ``StoreError/decodingFailed(record:type:problem:)`` for the first record
+    ///   (in ID order) that does not decode as `type`, or what `isIncluded` throws.
     /// - Complexity: O(*n*) for *n* records in the store.
     public func all<T: Record>(
         _ type: T.Type, includingDeleted: Bool = false, where isIncluded: (T) throws -> Bool = { _ in true }
     ) throws -> [Stored<T>] {
         var result: [Stored<T>] = []
-        for (id, record) in _state.records where record.type == T.typeName {
-            guard includingDeleted ? _state.tree.contains(id.node) : _state.isLive(id) else { continue }
-            let value = try RecordFields.decode(T.self, from: record.values, id: id)
+        for (id, decoded) in decodeAll(T.self, includingDeleted: includingDeleted) {
+            let value = try decoded.get()
             if try isIncluded(value) { result.append(Stored(id: id, value: value)) }
         }
-        return result.sorted { $0.id < $1.id }
+        return result
+    }
+
+    /// All records of `type` that decode, and the IDs and errors of those that do not;
+    /// records in the trash only when asked for.
+    ///
+    /// A query that one record cannot spoil: a record a newer app version wrote with
+    /// something this version cannot read (a new enum case, a changed field type) is
+    /// reported in ``DecodedRecords/undecodable`` instead of failing the whole query.
+    ///
+    /// ```swift
+    /// let entries = try tx.allDecodable(Diary.self) { $0.date >= lastWeek }
+    /// for entry in entries.records { print(entry.title) }
+    /// for skipped in entries.undecodable { log.notice("\(skipped.id): \(skipped.error)") }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The record type.
+    ///   - includingDeleted: Include records in the trash.
+    ///   - isIncluded: Keeps the decodable records for which it returns `true`; it does
+    ///     not see undecodable ones.
+    /// - Returns: The decodable records kept by `isIncluded`, and every undecodable
+    ///   record of the type, both in ID order.
+    /// - Throws: Only what `isIncluded` throws.
+    /// - Complexity: O(*n*) for *n* records in the store.
+    public func allDecodable<T: Record>(
+        _ type: T.Type, includingDeleted: Bool = false, where isIncluded: (T) throws -> Bool
+    ) rethrows -> DecodedRecords<T> {
+        var result = DecodedRecords<T>(records: [], undecodable: [])
+        for (id, decoded) in decodeAll(T.self, includingDeleted: includingDeleted) {
+            switch decoded {
+            case .success(let value):
+                if try isIncluded(value) { result.records.append(Stored(id: id, value: value)) }
+            case .failure(let error):
+                result.undecodable.append(UndecodableRecord(id: id, error: error))
+            }
+        }
+        return result
+    }
+
+    /// All records of `type` that decode, and the IDs and errors of those that do not;
+    /// records in the trash only when asked for. Never throws.
+    ///
+    /// ```swift
+    /// let entries = tx.allDecodable(Diary.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The record type.
+    ///   - includingDeleted: Include records in the trash.
+    /// - Returns: As ``allDecodable(_:includingDeleted:where:)`` without a filter.
+    /// - Complexity: O(*n*) for *n* records in the store.
+    public func allDecodable<T: Record>(_ type: T.Type, includingDeleted: Bool = false) -> DecodedRecords<T> {
+        allDecodable(type, includingDeleted: includingDeleted) { _ in true }
+    }
+
+    /// Every record of `type` (live, or also deleted), in ID order, decoded or not.
+    private func decodeAll<T: Record>(_ type: T.Type, includingDeleted: Bool) -> [(RecordID, Result<T, StoreError>)] {
+        var ids: [RecordID] = []
+        for (id, record) in _state.records where record.type == T.typeName {
+            guard includingDeleted ? _state.tree.contains(id.node) : _state.isLive(id) else { continue }
+            ids.append(id)
+        }
+        return ids.sorted().map { id in
+            (id, Result { () throws(StoreError) in try RecordFields.decode(T.self, from: _state.records[id]!.values, id: id) })
+        }
     }
 
     /// All records of `type`, sorted by `key`.

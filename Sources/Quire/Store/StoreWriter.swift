@@ -49,8 +49,13 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// try tx.update(project, as: Project.self) { $0.name = "Poems" }
     /// ```
     ///
+    /// Fields `type` does not know (added by a newer app version, or removed in this
+    /// one) are never written: an older app updating a record keeps what a newer one
+    /// added. See ``replace(_:with:)``.
+    ///
     /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/wrongType(_:expected:actual:)``,
-    ///   a validation error, or what `body` throws.
+    ///   ``StoreError/decodingFailed(record:type:problem:)`` when the record does not
+    ///   decode as `type`, a validation error, or what `body` throws.
     public func update<T: Record>(_ id: RecordID, as type: T.Type, _ body: (inout T) throws -> Void) throws {
         var value = try record(T.self, id)
         try body(&value)
@@ -58,15 +63,31 @@ public struct StoreWriter: StoreReading, ~Copyable {
     }
 
     /// Replaces a record's value; only the fields that differ are written.
+    ///
+    /// ```swift
+    /// try tx.replace(task, with: Task(title: "Call Ada", dueDate: nil))   // clears dueDate
+    /// ```
+    ///
+    /// A field is one of `T`'s when `T`'s `init(from:)` asks for its key (`decode`,
+    /// `decodeIfPresent`, `contains` …); a synthesized conformance asks for every stored
+    /// property. Such a field that `value` does not encode — an optional set to `nil`,
+    /// which synthesized `encode(to:)` skips — is written as `null`. Stored fields `T`
+    /// never asks for (a newer app version's, a removed property's) are left as they are,
+    /// so replacing a record with an older type loses nothing a newer type wrote. A type
+    /// whose `init(from:)` does not decode a keyed container at the top level clears no
+    /// fields: write `null` explicitly (`container.encodeNil(forKey:)`) to clear one.
+    ///
+    /// - Parameters:
+    ///   - id: The record.
+    ///   - value: Its new value; it is validated first.
+    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/wrongType(_:expected:actual:)``,
+    ///   ``StoreError/encodingFailed(type:problem:)``, or a validation error.
     public func replace<T: Record>(_ id: RecordID, with value: T) throws {
         _state.learn(T.self)
         guard let current = _state.record(id) else { throw StoreError.recordNotFound(id) }
         guard current.type == T.typeName else { throw StoreError.wrongType(id, expected: T.typeName, actual: current.type) }
         try validate(value)
-        var fields = try RecordFields.encode(value)
-        for name in current.fields.keys where fields[name] == nil {
-            fields[name] = Array("null".utf8)  // an optional set to nil
-        }
+        let fields = try RecordFields.write(value, over: current.values, id: id)
         let changed = fields.filter { current.fields[$0.key]?.value != $0.value }
         if !changed.isEmpty { writeFields(changed, of: id, type: T.typeName) }
     }

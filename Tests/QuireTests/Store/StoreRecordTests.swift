@@ -108,6 +108,25 @@ struct StoreRecordTests {
         #expect(try reopened.read { tx in try tx.record(File.self, id).rating } == 5)
     }
 
+    @Test("every integer width, Int128 and UInt128 included, round-trips through a field and an update")
+    func integerFields() throws {
+        struct Counters: Record, Equatable {
+            static let typeName = "spec.counters"
+            var small: Int8
+            var wide: Int128
+            var unsigned: UInt128?
+            var plain: UInt64?
+        }
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let store = replicas[0]
+        let value = Counters(small: -8, wide: .max, unsigned: .max, plain: .max)
+        let id = try store.write { tx in try tx.insert(value) }
+        #expect(try store.read { tx in try tx.record(Counters.self, id) } == value)
+        try store.write { tx in try tx.update(id, as: Counters.self) { $0.wide = .min; $0.unsigned = nil } }
+        #expect(try store.read { tx in try tx.record(Counters.self, id) } == Counters(small: -8, wide: .min, unsigned: nil, plain: .max))
+    }
+
     @Test("a record referring to another record's ID round-trips and resolves on another replica")
     func recordReferences() throws {
         let replicas = try Replicas(2)
