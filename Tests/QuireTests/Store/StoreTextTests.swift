@@ -242,3 +242,24 @@ struct StoreTextTests {
         }
     }
 }
+
+@Suite("Store: a text longer than one operation run")
+struct StoreLongTextTests {
+    @Test("an insert of 2^24 + 1 characters reads back after reopening, and travels in a delta")
+    func longerThanOneRun() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let length = TextOperationCoding.maximumRunLength + 1
+        let text = try StoreTextTests.file(in: replicas[0])
+        try replicas[0].write { tx in try tx.insert(String(repeating: "a", count: length), at: 0, in: text) }
+        try replicas[0].write { tx in try tx.insert("b", at: length, in: text) }
+        let reopened = try replicas.reopen(0)
+        #expect(try reopened.read { tx in try tx.length(of: text) } == length + 1)
+        #expect(try reopened.read { tx in try tx.string(of: text, in: length - 1..<length + 1) } == "ab")
+        #expect(try reopened.verify().problems.isEmpty)
+        let delta = try #require(try reopened.exportDelta())
+        try replicas[1].importDelta(delta)
+        #expect(try replicas[1].read { tx in try tx.length(of: text) } == length + 1)
+        #expect(try replicas[1].read { tx in try tx.string(of: text, in: 0..<3) } == "aaa")
+    }
+}
