@@ -21,10 +21,30 @@ enum RecordFields {
             throw StoreError.encodingFailed(type: Value.typeName, problem: "\(error)")
         }
         var scanner = JSONObjectScanner(Array(data))
+        let fields: Fields
         do throws(JSONObjectScanner.Failure) {
-            return try scanner.members()
+            fields = try scanner.members()
         } catch {
             throw StoreError.encodingFailed(type: Value.typeName, problem: "a record must encode as a keyed container (a struct with properties): \(error.problem)")
+        }
+        try checkLimits(fields, type: Value.typeName)
+        return fields
+    }
+
+    /// Refuses what the change log and the record encoding could not read back: names
+    /// longer than ``Change/maximumNameLength`` bytes, values longer than
+    /// ``Change/maximumValueLength``. Checked before anything is written.
+    static func checkLimits(_ fields: Fields, type: String) throws(StoreError) {
+        guard type.utf8.count <= Change.maximumNameLength else {
+            throw StoreError.encodingFailed(type: type, problem: "the type name is \(type.utf8.count) bytes; at most \(Change.maximumNameLength) are allowed")
+        }
+        for (name, value) in fields {
+            guard name.utf8.count <= Change.maximumNameLength else {
+                throw StoreError.encodingFailed(type: type, problem: "the field name '\(name.prefix(40))…' is \(name.utf8.count) bytes; at most \(Change.maximumNameLength) are allowed")
+            }
+            guard value.count <= Change.maximumValueLength else {
+                throw StoreError.encodingFailed(type: type, problem: "the field '\(name)' encodes to \(value.count) bytes; at most \(Change.maximumValueLength) (16 MiB) are allowed — keep long text in a text field (tx.insert(_:at:in:)), which has no such limit")
+            }
         }
     }
 

@@ -254,6 +254,10 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     private func editText(_ id: TextID, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
         guard _state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
+        // The change log names a text by its field name, which it reads back only this long.
+        guard id.field.utf8.count <= Change.maximumNameLength else {
+            throw StoreError.invalidName(id.field, reason: "a text's field name is at most \(Change.maximumNameLength) bytes of UTF-8")
+        }
         let stored = try _state.text(id)
         _state.willChange(id, stored)
         do {

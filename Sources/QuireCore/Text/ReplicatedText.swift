@@ -45,6 +45,16 @@ public final class ReplicatedText {
         nextCounter = [0]
     }
 
+    /// An empty text whose runs hold at most `maximumRunLength` operations (for tests:
+    /// the real bound, 2^24, takes long to reach).
+    init(replica: ReplicaID, maximumRunLength: Int) {
+        self.replica = replica
+        tree.maximumRunLength = maximumRunLength
+        localAgent = tree.agent(for: replica)
+        logs = [[]]
+        nextCounter = [0]
+    }
+
     /// A text assembled from a loaded state; the caller has validated the parts, the logs
     /// included, which are decoded when first used.
     init(replica: ReplicaID, tree: RunTree, encodedLogs: EncodedLogs, counters: [UInt64]) {
@@ -238,7 +248,39 @@ public final class ReplicatedText {
         }
     }
 
+    /// Inserts `length` scalars at `position` as runs of at most ``maximumRunLength``
+    /// characters: each piece follows the previous one and shares its right parent, which
+    /// is what one long run means, so the text is the same and every operation fits the
+    /// encodings.
     func insertScalars(_ utf8: String.UTF8View, length: Int, utf16: Int, at position: Int) {
+        guard length > maximumRunLength else {
+            insertRun(utf8, length: length, utf16: utf16, at: position)
+            return
+        }
+        let bytes = Array(utf8)
+        var start = 0
+        var inserted = 0
+        while inserted < length {
+            let pieceLength = min(maximumRunLength, length - inserted)
+            var end = start
+            if utf8.count == length {
+                end += pieceLength
+            } else {
+                for _ in 0..<pieceLength { end += UTF8Scan.sequenceLength(leading: bytes[end]) }
+            }
+            let piece = bytes[start..<end]
+            insertRun(piece, length: pieceLength, utf16: UTF8Scan.utf16Count(of: piece), at: position + inserted)
+            inserted += pieceLength
+            start = end
+        }
+    }
+
+    /// The longest run of operations this text makes or keeps: the encodings' bound
+    /// (``TextOperationCoding/maximumRunLength``), smaller in tests.
+    var maximumRunLength: Int { tree.maximumRunLength }
+
+    /// Inserts one run of at most ``maximumRunLength`` scalars.
+    private func insertRun(_ utf8: some Collection<UInt8>, length: Int, utf16: Int, at position: Int) {
         let originLeft: ItemRef
         let start: ItemCursor
         let leftIndex: Int
@@ -355,11 +397,13 @@ public final class ReplicatedText {
     private func appendToLog(_ entry: LogEntry, agent: Int32) {
         let index = Int(agent)
         nextCounter[index] += UInt64(entry.length)
-        Self.append(entry, agent: agent, to: &logs[index])
+        Self.append(entry, agent: agent, limit: maximumRunLength, to: &logs[index])
     }
 
-    private static func append(_ entry: LogEntry, agent: Int32, to log: inout [LogEntry]) {
-        if let last = log.last, let merged = last.merged(with: entry, agent: agent) {
+    /// Appends `entry`, merged into the last entry when it continues it and the two hold
+    /// at most `limit` operations (so every logged run encodes).
+    private static func append(_ entry: LogEntry, agent: Int32, limit: Int, to log: inout [LogEntry]) {
+        if let last = log.last, last.length + entry.length <= limit, let merged = last.merged(with: entry, agent: agent) {
             log[log.count - 1] = merged
         } else {
             log.append(entry)
@@ -383,7 +427,15 @@ public final class ReplicatedText {
     public func apply(_ operations: [TextOperation]) throws(TextError) -> Int {
         for operation in operations {
             guard operation.length > 0 else { throw TextError.invalidOperation("empty operation \(operation.id)") }
-            pending[operation.id.replica, default: []].append(operation)
+            // A run longer than the encodings take (only a caller of this API can make
+            // one; decoding refuses it) is integrated in pieces: each continues the one
+            // before, so the text is the same.
+            var rest = operation
+            while rest.length > maximumRunLength {
+                pending[operation.id.replica, default: []].append(rest.prefix(maximumRunLength))
+                rest = rest.droppingFirst(maximumRunLength)
+            }
+            pending[operation.id.replica, default: []].append(rest)
         }
         // Each replica's queue in counter order, once; integration only removes from the front.
         for replica in Set(operations.map(\.id.replica)) {

@@ -46,6 +46,11 @@ struct RunTree {
         agent: -1, isDeleted: true, counter: 0, length: 0, utf16Count: 0, utf8Count: 0, byteStart: 0,
         originLeft: .none, rightParent: .none)
 
+    /// The most items one run holds: runs are never merged past it, so every run the
+    /// tree holds fits the state and operation encodings
+    /// (``TextOperationCoding/maximumRunLength``; smaller in tests).
+    var maximumRunLength = TextOperationCoding.maximumRunLength
+
     init() { _ = makeLeaf() }
 
     var counts: TextCounts { rootIsLeaf ? leafCounts[Int(root)] : branchCounts[Int(root)] }
@@ -351,7 +356,7 @@ struct RunTree {
             cursor.runIndex += 1
         }
         let previous = slot(leaf, cursor.runIndex - 1)
-        if cursor.runIndex > 0, slots[previous].canAppend(run) {
+        if cursor.runIndex > 0, slots[previous].canAppend(run, limit: maximumRunLength) {
             slots[previous].append(run)
         } else {
             insertRun(run, in: leaf, at: cursor.runIndex)
@@ -378,11 +383,11 @@ struct RunTree {
         slots[slot(leaf, runIndex)].isDeleted = true
         addCounts(slots[slot(leaf, runIndex)].counts - before, from: leaf)
         // Backspacing leaves adjacent tombstones of one typing run: keep them one run.
-        if runIndex + 1 < runCount(leaf), slots[slot(leaf, runIndex)].canAppend(slots[slot(leaf, runIndex + 1)]) {
+        if runIndex + 1 < runCount(leaf), slots[slot(leaf, runIndex)].canAppend(slots[slot(leaf, runIndex + 1)], limit: maximumRunLength) {
             slots[slot(leaf, runIndex)].append(slots[slot(leaf, runIndex + 1)])
             removeRun(in: leaf, at: runIndex + 1)
         }
-        if runIndex > 0, slots[slot(leaf, runIndex - 1)].canAppend(slots[slot(leaf, runIndex)]) {
+        if runIndex > 0, slots[slot(leaf, runIndex - 1)].canAppend(slots[slot(leaf, runIndex)], limit: maximumRunLength) {
             slots[slot(leaf, runIndex - 1)].append(slots[slot(leaf, runIndex)])
             removeRun(in: leaf, at: runIndex)
         }

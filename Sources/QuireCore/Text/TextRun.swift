@@ -99,12 +99,13 @@ struct TextRun {
     }
 
     /// Whether `next` continues this run: the same replica's following items, typed right
-    /// after this run's last item, with the same right parent, in the same state.
+    /// after this run's last item, with the same right parent, in the same state — and the
+    /// two together hold at most `limit` items (the longest run the encodings accept).
     @inline(__always)
-    func canAppend(_ next: TextRun) -> Bool {
+    func canAppend(_ next: TextRun, limit: Int) -> Bool {
         next.agent == agent && next.counter == counter &+ UInt64(length) && next.isDeleted == isDeleted
             && next.rightParent == rightParent && next.originLeft == last
-            && next.byteStart == byteStart + utf8Count
+            && next.byteStart == byteStart + utf8Count && length + next.length <= limit
     }
 
     @inline(__always)

@@ -242,3 +242,59 @@ struct StoreTextTests {
         }
     }
 }
+
+@Suite("Store: a text longer than one operation run")
+struct StoreLongTextTests {
+    @Test("an insert of 2^24 + 1 characters reads back after reopening, and travels in a delta")
+    func longerThanOneRun() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let length = TextOperationCoding.maximumRunLength + 1
+        let text = try StoreTextTests.file(in: replicas[0])
+        try replicas[0].write { tx in try tx.insert(String(repeating: "a", count: length), at: 0, in: text) }
+        try replicas[0].write { tx in try tx.insert("b", at: length, in: text) }
+        let reopened = try replicas.reopen(0)
+        #expect(try reopened.read { tx in try tx.length(of: text) } == length + 1)
+        #expect(try reopened.read { tx in try tx.string(of: text, in: length - 1..<length + 1) } == "ab")
+        #expect(try reopened.verify().problems.isEmpty)
+        let delta = try #require(try reopened.exportDelta())
+        try replicas[1].importDelta(delta)
+        #expect(try replicas[1].read { tx in try tx.length(of: text) } == length + 1)
+        #expect(try replicas[1].read { tx in try tx.string(of: text, in: 0..<3) } == "aaa")
+    }
+}
+
+@Suite("Store: values the encodings could not read back are refused")
+struct StoreValueLimitTests {
+    typealias Project = StoreSpec.Project
+
+    @Test("a field value over 16 MiB is refused before anything is written; one at the limit reads back after reopening")
+    func fieldValueLimit() throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let created = Date(timeIntervalSinceReferenceDate: 0)
+        // The stored value is the JSON string: the characters and two quotes.
+        let largest = String(repeating: "d", count: (16 << 20) - 2)
+        #expect(throws: StoreError.self) {
+            try replicas[0].write { tx in try tx.insert(Project(name: "Big", kind: .prose, created: created, details: largest + "d")) }
+        }
+        let id = try replicas[0].write { tx in try tx.insert(Project(name: "Big", kind: .prose, created: created, details: largest)) }
+        let reopened = try replicas.reopen(0)
+        #expect(try reopened.read { tx in try tx.record(Project.self, id) }.details?.count == largest.count)
+        #expect(try reopened.changes().count == 1)
+    }
+
+    @Test("a text field name over 255 bytes is refused; the store stays readable")
+    func textFieldNameLimit() throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let file = try replicas[0].write { tx in try tx.insert(StoreSpec.File(name: "Ode")) }
+        #expect(throws: StoreError.self) {
+            try replicas[0].write { tx in try tx.insert("x", at: 0, in: file.text(String(repeating: "f", count: 256))) }
+        }
+        try replicas[0].write { tx in try tx.insert("x", at: 0, in: file.text(String(repeating: "f", count: 255))) }
+        let reopened = try replicas.reopen(0)
+        #expect(try reopened.read { tx in try tx.string(of: file.text(String(repeating: "f", count: 255))) } == "x")
+        #expect(try reopened.changes().count == 2)
+    }
+}

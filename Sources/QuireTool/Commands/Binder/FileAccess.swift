@@ -29,10 +29,17 @@ enum FileAccess {
 
     /// All of standard input, as UTF-8 text.
     ///
-    /// - Throws: ``AppError`` when it is not UTF-8.
-    static func readStandardInput() throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        guard let text = String(data: data, encoding: .utf8) else {
+    /// - Parameter example: A command line that gives the command its input, for errors.
+    /// - Throws: ``AppError`` when standard input is closed, a directory, unreadable or
+    ///   not UTF-8.
+    static func readStandardInput(example: String) throws -> String {
+        let bytes: [UInt8]
+        do {
+            bytes = try StandardInput.readAll(example: example)
+        } catch {
+            throw AppError(error.description)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
             throw AppError("standard input is not UTF-8 text; convert it first (for example with iconv)")
         }
         return text

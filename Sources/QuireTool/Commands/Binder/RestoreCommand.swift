@@ -7,14 +7,19 @@ struct RestoreCommand: Command {
     static let summary = "Bring a project, folder or file back from the trash."
     static let usage = "[--store DIR] PATH|ID [DEST]"
     static let discussion = """
-        Moves a record out of the trash, with everything inside it (also a flash-card
-        category, by its ID, back to the top level). Name it by its ID
+        Moves a record out of the trash, with everything inside it. Name it by its ID
         (as 'quire rm' printed it, or 'quire tree --ids' shows it) or by its path in the
         trash: the deleted record's name, then names down from it (so a file inside a
         deleted folder is 'Set Aside/Late idea').
 
         Without DEST it goes back where it was deleted from, found in the change log;
         when that place is gone too, give DEST, a folder or project to restore into.
+
+        Flash cards, by the ID 'quire cards ... rm' printed: a category goes back to the
+        top level (refused while another category has its title); a note back into its
+        category, a clue into its note, or into DEST (a category for a note, a note such
+        as 'Capitals/2' for a clue). 'quire cards category list --deleted' lists the
+        deleted categories.
 
         Example:
           quire restore "Set Aside/Late idea" "My Poetry/Your Poetry/Draft"
@@ -33,7 +38,9 @@ struct RestoreCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let message = try AppStore.with(store, in: context) { store in
-            if let id = RecordID(parsing: path), let category = try Self.restoreCategory(id, in: store) { return category }
+            if let id = RecordID(parsing: path), let restored = try CardsRestore.restore(id, into: destination, in: store) {
+                return restored
+            }
             let node = try store.read { tx in try BinderPath.resolveInTrash(path, tx) }
             var parent: RecordID?
             if let destination {
@@ -69,15 +76,5 @@ struct RestoreCommand: Command {
             }
         }
         context.output.writeLine(message)
-    }
-
-    /// Restores a flash-card category (with its notes) to the top level, when `id` is one.
-    private static func restoreCategory(_ id: RecordID, in store: Store) throws -> String? {
-        try store.write { tx -> String? in
-            guard let category = try tx.get(Category.self, id) ?? nil else { return nil }
-            guard tx.isDeleted(id) else { throw AppError("the category '\(category.title)' is not in the trash") }
-            try tx.restore(id, to: nil)
-            return "restored the category '\(category.title)'"
-        }
     }
 }

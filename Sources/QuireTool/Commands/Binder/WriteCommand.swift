@@ -28,7 +28,7 @@ struct WriteCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let text = try FileAccess.readStandardInput()
+        let text = try FileAccess.readStandardInput(example: "quire write \(path.shellQuoted) < draft.txt")
         let summary = try AppStore.with(store, in: context) { store in
             try store.write { tx -> String in
                 let (file, created) = try FileAccess.fileCreating(path, tx)

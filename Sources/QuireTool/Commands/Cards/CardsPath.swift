@@ -15,7 +15,7 @@ enum CardsPath {
             let titles = categories.map { "'\($0.title)'" }.joined(separator: ", ")
             throw AppError("no category '\(text)'; " + (titles.isEmpty ? "there are none yet — add one with 'quire cards category add TITLE'" : "there are \(titles)"))
         default:
-            throw AppError("\(matches.count) categories are titled '\(text)' (two devices added both): \(matches.map(\.id.description).joined(separator: ", ")); give the ID of the one you mean, and rename one with 'quire cards category rename ID NEWTITLE'")
+            throw AppError("\(matches.count) categories are titled '\(text)' (added on two devices before they synced, for instance): \(matches.map(\.id.description).joined(separator: ", ")); give the ID of the one you mean, and rename one with 'quire cards category rename ID NEWTITLE'")
         }
     }
 

@@ -56,20 +56,25 @@ struct CategoryListCommand: Command {
     static let usage = "[--store DIR] [--json]"
     static let discussion = """
         One category per line, in order, with its number of notes. With --json, an
-        array of objects: id, title, notes.
+        array of objects: id, title, notes. With --deleted, the categories in the trash
+        instead, each with the ID that 'quire restore ID' takes.
 
         Example:
           quire cards category list --json
+          quire cards category list --deleted
         """
     static let json = Option.flag("json", help: "Print JSON.")
-    static var options: [Option] { [StoreLocation.option, json] }
+    static let deleted = Option.flag("deleted", help: "List the categories in the trash, with their IDs.")
+    static var options: [Option] { [StoreLocation.option, json, deleted] }
 
     var store: String?
     var asJSON: Bool
+    var listsDeleted: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
         asJSON = arguments.flag(Self.json)
+        listsDeleted = arguments.flag(Self.deleted)
     }
 
     struct Entry: Encodable {
@@ -81,16 +86,23 @@ struct CategoryListCommand: Command {
     func run(in context: ToolContext) async throws {
         let entries = try AppStore.with(store, in: context) { store in
             try store.read { tx in
-                try tx.children(of: nil, ofType: Category.self).map { category in
+                // The trash holds deleted records of every kind, each where it was deleted.
+                let categories = listsDeleted
+                    ? try tx.trash.filter { tx.typeName(of: $0) == Category.typeName }.map { Stored(id: $0, value: try tx.record(Category.self, $0)) }
+                    : try tx.children(of: nil, ofType: Category.self)
+                return try categories.map { category in
                     Entry(id: category.id.description, title: category.title,
                           notes: try tx.children(of: category.id, ofType: CardNote.self).count)
                 }
             }
         }
         if asJSON { return context.output.writeLine(try AppJSON.text(entries)) }
-        if entries.isEmpty { context.output.writeLine("no categories yet; add one with 'quire cards category add TITLE'") }
+        if entries.isEmpty {
+            context.output.writeLine(listsDeleted ? "no deleted categories" : "no categories yet; add one with 'quire cards category add TITLE'")
+        }
         for entry in entries {
-            context.output.writeLine("\(entry.title)  (\(entry.notes == 1 ? "1 note" : "\(entry.notes) notes"))")
+            let notes = entry.notes == 1 ? "1 note" : "\(entry.notes) notes"
+            context.output.writeLine(listsDeleted ? "\(entry.title)  (\(notes))  \(entry.id)" : "\(entry.title)  (\(notes))")
         }
     }
 }
@@ -136,8 +148,9 @@ struct CategoryRemoveCommand: Command {
     static let summary = "Move a category, with its notes, to the trash."
     static let usage = "[--store DIR] CATEGORY"
     static let discussion = """
-        Moves CATEGORY and its notes and clues to the store's trash; 'quire restore ID'
-        brings it back.
+        Moves CATEGORY and its notes and clues to the store's trash and prints its ID;
+        'quire restore ID' brings it back ('quire cards category list --deleted' lists
+        the deleted categories with their IDs).
 
         Example:
           quire cards category rm Capitals
@@ -160,6 +173,6 @@ struct CategoryRemoveCommand: Command {
                 return found.id
             }
         }
-        context.output.writeLine("moved the category '\(category)' to the trash (\(id))")
+        context.output.writeLine("moved the category '\(category)' to the trash (\(id)); bring it back with 'quire restore \(id)'")
     }
 }

@@ -187,7 +187,8 @@ struct ClueRemoveCommand: Command {
     static let summary = "Move a clue to the trash."
     static let usage = "[--store DIR] CLUE"
     static let discussion = """
-        Moves CLUE (CATEGORY/N/M or an ID) to the store's trash.
+        Moves CLUE (CATEGORY/N/M or an ID) to the store's trash. Prints its ID: 'quire
+        restore ID' puts it back into its note.
 
         Example:
           quire cards clue rm Capitals/1/2
@@ -210,6 +211,6 @@ struct ClueRemoveCommand: Command {
                 return found.id
             }
         }
-        context.output.writeLine("moved clue \(clue) to the trash (\(id))")
+        context.output.writeLine("moved clue \(clue) to the trash (\(id)); bring it back with 'quire restore \(id)'")
     }
 }

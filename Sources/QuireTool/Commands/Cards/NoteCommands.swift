@@ -196,6 +196,7 @@ struct NoteRemoveCommand: Command {
     static let usage = "[--store DIR] NOTE"
     static let discussion = """
         Moves NOTE and its clues to the store's trash; the notes after it move up.
+        Prints its ID: 'quire restore ID' puts it back into its category.
 
         Example:
           quire cards note rm Capitals/2
@@ -218,6 +219,6 @@ struct NoteRemoveCommand: Command {
                 return found.id
             }
         }
-        context.output.writeLine("moved note \(note) to the trash (\(id))")
+        context.output.writeLine("moved note \(note) to the trash (\(id)); bring it back with 'quire restore \(id)'")
     }
 }
