@@ -53,6 +53,9 @@ extension Store {
     ///
     /// - Parameter directory: A store directory that is not open in this process.
     /// - Returns: The problems found and what was checked.
+    /// A `data.mdb` shorter than its meta pages say (truncated) is reported as one
+    /// ``VerifyReport/Check/file`` problem, since nothing else can be read safely.
+    ///
     /// - Throws: ``StoreError/corrupt(database:problem:)`` when the directory holds no
     ///   store, or an `LMDBError` (such as `.alreadyOpen` when this process has it open:
     ///   call ``verify()`` on that instance instead).
@@ -62,7 +65,16 @@ extension Store {
         }
         var configuration = Environment.Configuration()
         configuration.maxDatabases = 16
-        let environment = try Environment(path: directory, configuration: configuration)
+        let environment: Environment
+        do {
+            environment = try Environment(path: directory, configuration: configuration)
+        } catch let error as LMDBError where error.code == .truncatedFile {
+            var report = VerifyReport()
+            report.problems.append(.init(
+                check: .file, database: "data.mdb", key: "meta pages", problem: error.detail ?? error.code.explanation,
+                remedy: StoreVerifier.Remedy.restore))
+            return report
+        }
         defer { try? environment.close() }
         let layout = try StoreLayout(environment: environment)
         return try environment.read { tx in
@@ -78,7 +90,7 @@ struct StoreVerifier {
     let layout: StoreLayout
     var report = VerifyReport()
 
-    private enum Remedy {
+    enum Remedy {
         static let restore = "restore the store from a backup, or make a new store and import a full delta from another replica ('quire export' there, 'quire import' here)"
         static let rebuild = "the other replicas are unaffected: make a new store, import a full delta from another replica ('quire export' there), and copy over any edit only this replica has ('quire export' of it first)"
         static let stale = "harmless for reading; the entry is ignored by merges, and a new store imported from a full delta does not have it"
