@@ -140,6 +140,7 @@ public final class Environment: Sendable {
         case .noSync: flags |= UInt32(MDB_NOSYNC)
         }
         if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+        if !configuration.usesLockFile { flags |= UInt32(MDB_NOLOCK) }
         rc = calls.envSetMapSize(env, mapSize)
         if rc == 0 { rc = calls.envSetMaxReaders(env, UInt32(clamping: configuration.maxReaders)) }
         if rc == 0 { rc = calls.envSetMaxDatabases(env, UInt32(clamping: configuration.maxDatabases)) }

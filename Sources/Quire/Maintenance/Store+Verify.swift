@@ -51,7 +51,10 @@ extension Store {
     /// let report = try Store.verify(directory: "/path/to/Notes.quire")
     /// ```
     ///
-    /// - Parameter directory: A store directory that is not open in this process.
+    /// - Parameters:
+    ///   - directory: A store directory that is not open in this process.
+    ///   - access: How to open it: read-only by default (verifying writes nothing);
+    ///     ``Options/Access/readOnlyWithoutLock`` for a store on a read-only file system.
     /// - Returns: The problems found and what was checked.
     /// A `data.mdb` shorter than its meta pages say (truncated) is reported as one
     /// ``VerifyReport/Check/file`` problem, since nothing else can be read safely.
@@ -59,12 +62,14 @@ extension Store {
     /// - Throws: ``StoreError/corrupt(database:problem:)`` when the directory holds no
     ///   store, or an `LMDBError` (such as `.alreadyOpen` when this process has it open:
     ///   call ``verify()`` on that instance instead).
-    public static func verify(directory: String) throws -> VerifyReport {
+    public static func verify(directory: String, access: Options.Access = .readOnly) throws -> VerifyReport {
         guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else {
             throw StoreError.corrupt(database: "data.mdb", problem: "\(directory) holds no store (no data.mdb)")
         }
         var configuration = Environment.Configuration()
         configuration.maxDatabases = 16
+        configuration.readOnly = access.isReadOnly
+        configuration.usesLockFile = access.usesLockFile
         let environment: Environment
         do {
             environment = try Environment(path: directory, configuration: configuration)

@@ -281,7 +281,7 @@ extension StoreState {
 
     /// Writes a checkpoint on its own, when any change was logged since the last one.
     func writeCheckpoint() throws {
-        guard changesSinceCheckpoint > 0 else { return }
+        guard changesSinceCheckpoint > 0, !environment.configuration.readOnly else { return }
         var writes = DiskWrites()
         var newMeta = meta
         try addCheckpoint(to: &writes, meta: &newMeta, including: [], newSlots: [:])

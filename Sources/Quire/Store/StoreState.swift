@@ -146,6 +146,11 @@ extension StoreState {
         var learned = nameFields
         for type in types { learned[type.typeName] = type.siblingNameField }
         guard learned != nameFields else { return }
+        // A read-only store keeps what it learned in memory only.
+        guard !environment.configuration.readOnly else {
+            nameFields = learned
+            return
+        }
         let encoded = StoreLayout.encode(nameFields: learned)
         let layout = layout
         try environment.write { tx in try tx.put(encoded, forKey: StoreLayout.nameFieldsKey, in: layout.meta) }

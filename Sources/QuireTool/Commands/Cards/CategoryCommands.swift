@@ -79,7 +79,7 @@ struct CategoryListCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let entries = try AppStore.with(store, in: context) { store in
+        let entries = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx in
                 try tx.children(of: nil, ofType: Category.self).map { category in
                     Entry(id: category.id.description, title: category.title,

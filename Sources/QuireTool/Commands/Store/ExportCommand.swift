@@ -40,7 +40,7 @@ struct ExportCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let peer = try versionPath.map(VersionFile.read)
-        let opened = try StoreLocation.openExisting(StoreLocation.resolve(store, in: context))
+        let opened = try StoreLocation.openExisting(StoreLocation.resolve(store, in: context), writes: false, in: context)
         let exported = try StoreLocation.withStore(opened) { store -> (bytes: [UInt8], changes: [Change])? in
             let version = peer?.version ?? VersionVector()
             if let peer, let peerStore = peer.storeID, peerStore != store.storeID.description,

@@ -60,7 +60,7 @@ struct StatusCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
-        var (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory)) { store in
+        var (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory, writes: false, in: context)) { store in
             let statistics = try store.statistics()
             let version = store.version
             let report = Report(

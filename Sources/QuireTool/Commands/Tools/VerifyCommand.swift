@@ -59,7 +59,9 @@ struct VerifyCommand: Command {
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
         guard StoreLocation.holdsStore(directory) else { throw MissingStore(directory: directory) }
-        let report = try Store.verify(directory: directory)
+        let decision = try StoreAccess.decide(directory: directory, writes: false, environment: context.environment)
+        if let note = decision.note { context.errorOutput.writeLine("note: \(note)") }
+        let report = try Store.verify(directory: directory, access: decision.access)
         if printsJSON {
             context.output.writeLine(try BenchmarkJSON.line(Report(
                 directory: directory, healthy: report.isHealthy, change_count: report.changeCount,
