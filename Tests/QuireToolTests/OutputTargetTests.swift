@@ -153,6 +153,23 @@ struct OutputTargetTests {
         }
     }
 
+    @Test("export -o /dev/stdout with standard output redirected to a file writes the delta into that file, the summary to standard error")
+    func standardOutputFile() throws {
+        try withTemporaryDirectory { temp in
+            let quire = try makeStore(in: temp)
+            let file = temp.appending("redirected.qdelta")
+            try #require(FileManager.default.createFile(atPath: file, contents: nil))
+            let handle = try #require(FileHandle(forWritingAtPath: file))
+            let result = try run(["export", "-o", "/dev/stdout"], store: quire.store, standardOutput: handle)
+            try handle.close()
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardError.contains("wrote /dev/stdout: "))
+            let other = AppTool(store: temp.appending("other"))
+            try other.ok(["import", file])
+            #expect(try other.ok(["cat", Self.ode]) == "The sea is calm tonight.\n")
+        }
+    }
+
     @Test("export -o a directory is refused with exit 1 and the directory is left as it is")
     func directory() throws {
         try withTemporaryDirectory { temp in

@@ -11,7 +11,8 @@ import Foundation
 ///   stays a link); a dangling link gets its target created.
 /// - A FIFO or a character device (`/dev/stdout`, a named pipe, a terminal): written
 ///   directly, since there is no file to replace; a failed write (`/dev/full`) throws.
-///   Opening a FIFO waits for a reader, as writing to a pipe does.
+///   Opening a FIFO waits for a reader, as writing to a pipe does. A path under `/dev/`
+///   or `/proc/` (`/dev/stdout` redirected to a file) is always written directly.
 /// - Anything else (a directory, a block device, a socket) is refused and left alone.
 enum AtomicFile {
     /// A file that could not be written.
@@ -38,6 +39,19 @@ enum AtomicFile {
     @discardableResult
     static func write(_ bytes: [UInt8], to path: String) throws -> Delivery {
         var status = stat()
+        // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N` name an open file of the process:
+        // write into it, even when it is a regular file (`> out`); nothing there is renamed.
+        if path.hasPrefix("/dev/") || path.hasPrefix("/proc/"), stat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFREG, S_IFIFO, S_IFCHR:
+                try stream(bytes, to: path, truncating: status.st_mode & S_IFMT == S_IFREG)
+                return .streamed
+            default:
+                throw Failure(
+                    path: path, reason: "it is \(kind(status.st_mode)), not a file",
+                    remedy: "name a file (or a FIFO or character device to stream to); it was left as it is")
+            }
+        }
         guard lstat(path, &status) == 0 else {
             guard errno == ENOENT else { throw Failure(path: path, reason: reason(errno)) }
             try replace(path, with: bytes, mode: nil)
@@ -106,8 +120,8 @@ enum AtomicFile {
     }
 
     /// Writes `bytes` straight into the FIFO or device at `path`.
-    private static func stream(_ bytes: [UInt8], to path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+    private static func stream(_ bytes: [UInt8], to path: String, truncating: Bool = false) throws {
+        let descriptor = open(path, O_WRONLY | O_CLOEXEC | (truncating ? O_TRUNC : 0))
         guard descriptor >= 0 else { throw Failure(path: path, reason: reason(errno)) }
         var written = 0
         while written < bytes.count {
