@@ -1,5 +1,3 @@
-import LMDB
-
 extension Store.Options {
     /// How ``Store/init(directory:options:)`` opens an existing store's LMDB environment.
     ///

@@ -15,7 +15,9 @@ struct VerifyCommand: Command {
         same records, text slots and texts agree, name tables are contiguous); and the
         tree (parents exist, no cycles, every node reachable from the top level or the
         trash, the children index matches the nodes, last moves are logged). Works on a
-        store too damaged to open. docs/storage.md describes every database.
+        store too damaged to open, and read-only (also on read-only media). A data file
+        shorter than its meta pages say (truncated) is reported as the one problem.
+        docs/storage.md describes every database.
 
         Prints a summary line, then one line per problem: the database, the key, what is
         wrong and what to do. Exits 0 when the store is healthy, 1 when problems were
