@@ -69,7 +69,8 @@ struct ReadOnlyStoreTests {
             try makeStore(source + "/store")
             try FileManager.default.createDirectory(atPath: mounted, withIntermediateDirectories: false)
             guard mount(source, mounted, nil, UInt(MS_BIND), nil) == 0 else { return }
-            defer { _ = umount2(mounted, 0) }
+            // Detached lazily, so a busy mount cannot outlive the test.
+            defer { #expect(umount2(mounted, Int32(MNT_DETACH)) == 0, "unmount: errno \(errno)") }
             guard mount(source, mounted, nil, UInt(MS_REMOUNT | MS_BIND | MS_RDONLY), nil) == 0 else { return }
             let store = mounted + "/store"
             #expect(access(store, W_OK) != 0 && errno == EROFS, "the mount is read-only, also for root")
