@@ -38,4 +38,20 @@ struct OutputTests {
         let count = read(ends[0], &bytes, bytes.count)
         #expect(String(decoding: bytes.prefix(max(count, 0)), as: UTF8.self) == text)
     }
+
+    @Test("a failed write to a file descriptor is remembered with its errno, and nothing more is written")
+    func failedWrite() throws {
+        let descriptor = open("/dev/full", O_WRONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let output = FileDescriptorOutput(descriptor: descriptor, name: "standard output")
+        #expect(output.writeFailure == nil)
+        output.write("lost")
+        let failure = try #require(output.writeFailure)
+        #expect(failure.code == ENOSPC)
+        #expect(failure.description == "cannot write standard output: No space left on device (errno \(ENOSPC)); the output is incomplete")
+        output.write("also lost")
+        #expect(output.writeFailure == failure)
+        #expect(OutputBuffer().writeFailure == nil)
+    }
 }

@@ -40,8 +40,23 @@ extension Environment {
         /// Whether committed transactions survive a crash of the machine. Default: ``Durability/full``.
         public var durability: Durability = .full
 
-        /// Opens the environment read-only: writes throw ``LMDBError/Code/permissionDenied``.
+        /// Opens the environment read-only (`MDB_RDONLY`): writes throw
+        /// ``LMDBError/Code/permissionDenied``, and the directory is not created. The data
+        /// file is never written, but LMDB still opens (and creates) `lock.mdb` for writing
+        /// to coordinate with writers in other processes, unless ``usesLockFile`` is
+        /// `false`. Default: `false`.
         public var readOnly: Bool = false
+
+        /// Whether LMDB coordinates through `lock.mdb`. `false` opens with `MDB_NOLOCK`:
+        /// no lock file is opened or created, and nothing tells this process about other
+        /// processes' transactions.
+        ///
+        /// Set it to `false` only together with ``readOnly`` and only when nobody can write
+        /// the environment meanwhile — a store on a read-only file system (a read-only
+        /// mount, a backup on read-only media), where `lock.mdb` cannot be opened for
+        /// writing. A writer in another process could otherwise reuse pages this process
+        /// is reading. Default: `true`.
+        public var usesLockFile: Bool = true
 
         /// Injects failures into `mdb_*` calls; for tests only.
         @_spi(Testing) public var faultInjector: FaultInjector? = nil

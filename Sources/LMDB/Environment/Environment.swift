@@ -70,6 +70,8 @@ public final class Environment: Sendable {
     ///   - configuration: Map size, limits, durability. See ``Configuration``.
     /// - Throws: ``LMDBError`` naming the path: e.g. ``LMDBError/Code/permissionDenied``,
     ///   ``LMDBError/Code/invalidFile`` for a file that is not LMDB's,
+    ///   ``LMDBError/Code/truncatedFile`` for a `data.mdb` shorter than its meta pages say
+    ///   (checked with plain file reads before LMDB maps the file),
     ///   ``LMDBError/Code/alreadyOpen`` when this process already has it open.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         self.path = path
@@ -83,6 +85,10 @@ public final class Environment: Sendable {
                 throw LMDBError(.init(rawValue: errno), operation: .openEnvironment, context: path)
             }
         }
+
+        // LMDB maps the file and trusts its meta pages; a file cut short would open and
+        // then fault (SIGBUS) at the first read of a missing page.
+        try DataFileCheck.requireComplete(directory: path)
 
         // Refuse a second handle before LMDB sees it: opening resets the reader table.
         let (env, file) = try EnvironmentRegistry.opening(path) { () throws -> OpaquePointer in
@@ -134,6 +140,7 @@ public final class Environment: Sendable {
         case .noSync: flags |= UInt32(MDB_NOSYNC)
         }
         if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+        if !configuration.usesLockFile { flags |= UInt32(MDB_NOLOCK) }
         rc = calls.envSetMapSize(env, mapSize)
         if rc == 0 { rc = calls.envSetMaxReaders(env, UInt32(clamping: configuration.maxReaders)) }
         if rc == 0 { rc = calls.envSetMaxDatabases(env, UInt32(clamping: configuration.maxDatabases)) }

@@ -99,6 +99,10 @@ extension LMDBError {
         /// An earlier failure (a map that could not be resized) made the layer close the
         /// environment to protect the data.
         public static let environmentFailed = Code(-31_007)
+        /// The data file (`data.mdb`) is shorter than its meta pages say: pages of the last
+        /// committed transaction are missing. LMDB would map it and fault on the first read
+        /// of a missing page; the layer refuses to open it instead.
+        public static let truncatedFile = Code(-31_008)
 
         /// The symbolic name, such as `MDB_MAP_FULL` or `EIO`.
         public var name: String { Self.names[self] ?? "error \(rawValue)" }
@@ -135,6 +139,7 @@ extension LMDBError.Code {
         .invalidName: "invalid name", .growthBlocked: "map growth blocked",
         .insideTransaction: "inside transaction",
         .alreadyOpen: "already open", .environmentFailed: "environment failed",
+        .truncatedFile: "truncated file",
     ]
 
     private static let explanations: [LMDBError.Code: String] = [
@@ -154,6 +159,7 @@ extension LMDBError.Code {
         .growthBlocked: "the map is full and cannot grow while this thread holds another transaction",
         .alreadyOpen: "this process already has an Environment open on this directory",
         .environmentFailed: "an earlier failure closed the environment",
+        .truncatedFile: "the store file is shorter than its meta pages say; pages are missing",
         .insideTransaction: "this call waits for open transactions and cannot be made inside one",
         .ioError: "the disk reported an input/output error",
         .noSpace: "the disk is full",
@@ -174,6 +180,7 @@ extension LMDBError.Code {
         .growthBlocked: "End the read transaction this thread holds before writing",
         .alreadyOpen: "Share the one Environment instance, or close it before opening again",
         .environmentFailed: "Open the environment again",
+        .truncatedFile: "Restore the directory from a backup, or move it aside and rebuild it from another replica (import a full delta exported there)",
         .insideTransaction: "Make the call before or after the read { } or write { } block",
         .noSpace: "Free disk space and try again; nothing was written",
         .ioError: "Check the disk; the transaction was not committed",

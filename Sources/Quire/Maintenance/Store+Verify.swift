@@ -53,18 +53,35 @@ extension Store {
     /// let report = try Store.verify(directory: "/path/to/Notes.quire")
     /// ```
     ///
-    /// - Parameter directory: A store directory that is not open in this process.
+    /// - Parameters:
+    ///   - directory: A store directory that is not open in this process.
+    ///   - access: How to open it: read-only by default (verifying writes nothing);
+    ///     ``Options/Access/readOnlyWithoutLock`` for a store on a read-only file system.
     /// - Returns: The problems found and what was checked.
+    /// A `data.mdb` shorter than its meta pages say (truncated) is reported as one
+    /// ``VerifyReport/Check/file`` problem, since nothing else can be read safely.
+    ///
     /// - Throws: ``StoreError/corrupt(database:problem:)`` when the directory holds no
     ///   store, or an `LMDBError` (such as `.alreadyOpen` when this process has it open:
     ///   call ``verify()`` on that instance instead).
-    public static func verify(directory: String) throws -> VerifyReport {
+    public static func verify(directory: String, access: Options.Access = .readOnly) throws -> VerifyReport {
         guard FileManager.default.fileExists(atPath: directory + "/data.mdb") else {
             throw StoreError.corrupt(database: "data.mdb", problem: "\(directory) holds no store (no data.mdb)")
         }
         var configuration = Environment.Configuration()
         configuration.maxDatabases = 16
-        let environment = try Environment(path: directory, configuration: configuration)
+        configuration.readOnly = access.isReadOnly
+        configuration.usesLockFile = access.usesLockFile
+        let environment: Environment
+        do {
+            environment = try Environment(path: directory, configuration: configuration)
+        } catch let error as LMDBError where error.code == .truncatedFile {
+            var report = VerifyReport()
+            report.problems.append(.init(
+                check: .file, database: "data.mdb", key: "meta pages", problem: error.detail ?? error.code.explanation,
+                remedy: StoreVerifier.Remedy.restore))
+            return report
+        }
         defer { try? environment.close() }
         let layout = try StoreLayout(environment: environment)
         return try environment.read { tx in
@@ -80,7 +97,7 @@ struct StoreVerifier {
     let layout: StoreLayout
     var report = VerifyReport()
 
-    private enum Remedy {
+    enum Remedy {
         static let restore = "restore the store from a backup, or make a new store and import a full delta from another replica ('quire export' there, 'quire import' here)"
         static let rebuild = "the other replicas are unaffected: make a new store, import a full delta from another replica ('quire export' there), and copy over any edit only this replica has ('quire export' of it first)"
         static let stale = "harmless for reading; the entry is ignored by merges, and a new store imported from a full delta does not have it"

@@ -54,6 +54,10 @@ public final class Store: Sendable {
         public var replica: ReplicaID?
         /// Record types whose ``Record/siblingNameField`` merges should check.
         public var recordTypes: [any Record.Type] = []
+        /// Opens an existing store read-only: writes throw, nothing is written (not even
+        /// the checkpoint at ``Store/close()``). `.readOnlyWithoutLock` also skips LMDB's
+        /// lock file, for a store on a read-only file system only (nobody can write it).
+        public var access: Access = .readWrite
 
         /// Default options: full durability, random replica ID.
         public init() {}
@@ -74,11 +78,15 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError`` for a damaged or incompatible store, or an `LMDBError`
     ///   (for example `.alreadyOpen` when this process has it open already).
     public init(directory: String, options: Options = Options()) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if options.access == .readWrite {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
         var configuration = Environment.Configuration()
         configuration.durability = options.durability
         configuration.mapSize = options.initialMapSize
         configuration.maxDatabases = 16
+        configuration.readOnly = options.access.isReadOnly
+        configuration.usesLockFile = options.access.usesLockFile
         let environment = try Environment(path: directory, configuration: configuration)
         let layout = try StoreLayout(environment: environment)
         let loaded = try Self.load(environment: environment, layout: layout, options: options)

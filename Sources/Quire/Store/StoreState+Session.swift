@@ -290,7 +290,7 @@ extension StoreState {
 
     /// Writes a checkpoint on its own, when any change was logged since the last one.
     func writeCheckpoint() throws {
-        guard changesSinceCheckpoint > 0 else { return }
+        guard changesSinceCheckpoint > 0, !environment.configuration.readOnly else { return }
         let written = try environment.write { tx -> (meta: StoreMeta, transaction: Int)? in
             // The snapshots are of the texts as on disk, other processes' edits included.
             try refresh(in: tx, snapshot: tx.transactionID - 1)

@@ -157,6 +157,11 @@ extension StoreState {
             return learned
         }
         guard adding(to: nameFields) != nameFields else { return }
+        // A read-only store keeps what it learned in memory only.
+        guard !environment.configuration.readOnly else {
+            nameFields = adding(to: nameFields)
+            return
+        }
         let layout = layout
         let (learned, transaction) = try environment.write { tx in
             try refresh(in: tx, snapshot: tx.transactionID - 1)  // another process may have learned others

@@ -2,7 +2,7 @@
 /// status and messages.
 ///
 /// The exit statuses: 0 for success and for help; 1 for a runtime failure, reported as
-/// `quire: error: <description>`; 2 for a ``UsageError``, reported with the usage of the
+/// `quire: error: <description>` (a failed write to standard output is one); 2 for a ``UsageError``, reported with the usage of the
 /// command it happened in.
 struct CommandRunner {
     /// The tool's commands.
@@ -13,7 +13,17 @@ struct CommandRunner {
     let aliases: [String: String]
 
     /// Runs the command line `quire <arguments>`.
+    ///
+    /// When a write to standard output failed (a full disk, `/dev/full`, a closed pipe),
+    /// the run fails with exit status 1 and says so, whatever the command returned.
     func run(_ arguments: [String], context: ToolContext) async -> Int32 {
+        let status = await dispatch(arguments, context: context)
+        guard let failure = context.output.writeFailure else { return status }
+        context.errorOutput.write("\(QuireCLI.name): error: \(failure)\n")
+        return ExitStatus.failure
+    }
+
+    private func dispatch(_ arguments: [String], context: ToolContext) async -> Int32 {
         var context = context
         context.commands = commands
         context.commandPath = [QuireCLI.name]

@@ -20,15 +20,19 @@ enum AppStore {
     ///   - context: For the default directory and the message about a new store.
     ///   - creating: Create a new store when the directory holds none (and say so);
     ///     otherwise that is an error.
-    /// - Throws: ``NoAppStore`` without a store (unless `creating`), or what `body` or the
+    ///   - writes: Whether the command changes the store; a command that only reads opens
+    ///     it read-only, so it also works on read-only media (``StoreAccess``).
+    /// - Throws: ``NoAppStore`` without a store (unless `creating`), ``ReadOnlyStore`` when
+    ///   a writing command meets a store that cannot be written, or what `body` or the
     ///   store throws.
     static func with<R>(
-        _ given: String?, in context: ToolContext, creating: Bool = false, _ body: (Store) throws -> R
+        _ given: String?, in context: ToolContext, creating: Bool = false, writes: Bool = true,
+        _ body: (Store) throws -> R
     ) throws -> R {
         let directory = StoreLocation.resolve(given, in: context)
         let isNew = !StoreLocation.holdsStore(directory)
         if isNew && !creating { throw NoAppStore(directory: directory) }
-        let store = try Store(directory: directory, options: options)
+        let store = try StoreLocation.open(directory, writes: writes || isNew, options: options, in: context)
         if isNew { context.errorOutput.writeLine("created a new store at \(directory) (replica \(store.replica))") }
         return try StoreLocation.withStore(store, body)
     }

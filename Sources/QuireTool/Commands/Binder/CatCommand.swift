@@ -22,7 +22,7 @@ struct CatCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let text = try AppStore.with(store, in: context) { store in
+        let text = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx in try tx.string(of: FileAccess.file(path, tx).content) }
         }
         context.output.write(text)

@@ -33,7 +33,7 @@ struct LogCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let (history, this) = try AppStore.with(store, in: context) { store in
+        let (history, this) = try AppStore.with(store, in: context, writes: false) { store in
             let node = try store.read { tx -> BinderNode in
                 if let id = RecordID(parsing: path), let node = try BinderNode.read(id, tx) { return node }
                 return try BinderPath.resolve(path, tx)

@@ -45,7 +45,7 @@ struct ProjectListCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let entries = try AppStore.with(store, in: context) { store in
+        let entries = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx in
                 let projects = byDate
                     ? try tx.all(Project.self).sorted { ($0.created, $0.id) < ($1.created, $1.id) }

@@ -35,7 +35,7 @@ struct TreeCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let text = try AppStore.with(store, in: context) { store in
+        let text = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx -> String in
                 if let path {
                     let node = try BinderPath.resolve(path, tx)

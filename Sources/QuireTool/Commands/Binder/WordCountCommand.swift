@@ -25,7 +25,7 @@ struct WordCountCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let lines = try AppStore.with(store, in: context) { store in
+        let lines = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx -> [String] in
                 let node = try BinderPath.resolve(path, tx)
                 let files = try BinderNode.read(tx.subtree(of: node.id), tx).filter { $0.kind == .file }

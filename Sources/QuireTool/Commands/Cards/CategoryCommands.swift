@@ -84,7 +84,7 @@ struct CategoryListCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let entries = try AppStore.with(store, in: context) { store in
+        let entries = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx in
                 // The trash holds deleted records of every kind, each where it was deleted.
                 let categories = listsDeleted

@@ -99,7 +99,7 @@ struct ClueListCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let entries = try AppStore.with(store, in: context) { store in
+        let entries = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx in
                 try tx.children(of: CardsPath.note(note, tx).id, ofType: Clue.self).enumerated().map { index, clue in
                     Entry(id: clue.id.description, index: index + 1, text: try tx.string(of: clue.id.text(Clue.textField)),

@@ -101,7 +101,7 @@ struct NoteListCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let (title, entries) = try AppStore.with(store, in: context) { store in
+        let (title, entries) = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx in
                 let found = try CardsPath.category(category, tx)
                 let entries = try tx.children(of: found.id, ofType: CardNote.self).enumerated().map { index, note in

@@ -34,7 +34,7 @@ struct QuizCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
-        let cards = try AppStore.with(store, in: context) { store in
+        let cards = try AppStore.with(store, in: context, writes: false) { store in
             try store.read { tx -> [Card] in
                 let categories = try category.map { [try CardsPath.category($0, tx)] } ?? tx.children(of: nil, ofType: Category.self)
                 return try categories.flatMap { category in

@@ -9,7 +9,10 @@ struct ExportCommand: Command {
     static let usage = "[--store DIR] [--since VERSIONFILE | --all] -o FILE"
     static let discussion = """
         Writes the store's changes as one delta file, through a temporary file and a
-        rename so no reader sees half a file. With --since, only the changes a replica
+        rename so no reader sees half a file. A symbolic link is written through (its
+        target is replaced, the link stays); a FIFO or character device such as
+        /dev/stdout is written directly (the summary then goes to standard error);
+        a directory or other special file is refused. With --since, only the changes a replica
         at the version in VERSIONFILE lacks (the file 'quire status --version-out'
         writes on that replica); with --all, or neither, the whole history. Prints the
         file's size and how many changes it holds; when the other replica lacks nothing,
@@ -37,7 +40,7 @@ struct ExportCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let peer = try versionPath.map(VersionFile.read)
-        let opened = try StoreLocation.openExisting(StoreLocation.resolve(store, in: context))
+        let opened = try StoreLocation.openExisting(StoreLocation.resolve(store, in: context), writes: false, in: context)
         let exported = try StoreLocation.withStore(opened) { store -> (bytes: [UInt8], changes: [Change])? in
             let version = peer?.version ?? VersionVector()
             if let peer, let peerStore = peer.storeID, peerStore != store.storeID.description,
@@ -55,9 +58,11 @@ struct ExportCommand: Command {
             }
             return
         }
-        try AtomicFile.write(exported.bytes, to: outputPath)
+        let delivery = try AtomicFile.write(exported.bytes, to: outputPath)
         let replicas = Set(exported.changes.map(\.id.replica)).count
-        context.output.writeLine(
+        // Streamed to a FIFO or device (`-o /dev/stdout`): keep the summary out of the data.
+        let summary = delivery == .streamed ? context.errorOutput : context.output
+        summary.writeLine(
             "wrote \(outputPath): \(exported.bytes.count) bytes, \(exported.changes.count) "
                 + (exported.changes.count == 1 ? "change" : "changes")
                 + " of \(replicas) " + (replicas == 1 ? "replica" : "replicas"))

@@ -43,7 +43,7 @@ struct ImportCommand: Command {
         if isNew, !files.contains(where: FileManager.default.fileExists(atPath:)) {
             throw UnreadableFile(path: files[0], reason: "no such file")
         }
-        let opened = try Store(directory: directory)
+        let opened = try StoreLocation.open(directory, writes: true, in: context)
         if isNew { context.output.writeLine("created a new store at \(directory) (replica \(opened.replica))") }
         let sizes = files.map { (try? FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int) ?? 0 }
         let totalBytes = sizes.reduce(0, +)

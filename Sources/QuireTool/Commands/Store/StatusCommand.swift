@@ -15,7 +15,8 @@ struct StatusCommand: Command {
 
         With --version-out, also writes the version to FILE (a small text format, see
         docs/cli.md); give that file to 'quire export --since' on another replica to
-        export only what this one lacks.
+        export only what this one lacks. FILE is replaced through a temporary file
+        and a rename; a symbolic link is written through, a FIFO or device directly.
 
         With --folder, also shows what a sync folder holds: per replica, its delta
         files (how many, their bytes, how far they go) and its acknowledgement.
@@ -59,7 +60,7 @@ struct StatusCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
-        var (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory)) { store in
+        var (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory, writes: false, in: context)) { store in
             let statistics = try store.statistics()
             let version = store.version
             let report = Report(

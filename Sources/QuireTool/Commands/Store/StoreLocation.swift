@@ -33,13 +33,32 @@ enum StoreLocation {
         FileManager.default.fileExists(atPath: directory + "/data.mdb")
     }
 
-    /// Opens the existing store in `directory`.
+    /// Opens the existing store in `directory`: read-write when the command `writes`,
+    /// read-only otherwise (``StoreAccess``); a note on standard error says when the
+    /// store could only be opened read-only.
     ///
-    /// - Throws: ``MissingStore`` when there is none, or what ``Store/init(directory:options:)``
+    /// - Throws: ``MissingStore`` when there is none, ``ReadOnlyStore`` when the command
+    ///   writes and the store cannot be written, or what ``Store/init(directory:options:)``
     ///   throws.
-    static func openExisting(_ directory: String) throws -> Store {
+    static func openExisting(
+        _ directory: String, writes: Bool, options: Store.Options = Store.Options(), in context: ToolContext
+    ) throws -> Store {
         guard holdsStore(directory) else { throw MissingStore(directory: directory) }
-        return try Store(directory: directory)
+        return try open(directory, writes: writes, options: options, in: context)
+    }
+
+    /// Opens the store in `directory` (created when it holds none and the command
+    /// `writes`) with the access ``StoreAccess`` decides, noting a forced read-only open.
+    static func open(
+        _ directory: String, writes: Bool, options: Store.Options = Store.Options(), in context: ToolContext
+    ) throws -> Store {
+        var options = options
+        if holdsStore(directory) {
+            let decision = try StoreAccess.decide(directory: directory, writes: writes, environment: context.environment)
+            options.access = decision.access
+            if let note = decision.note { context.errorOutput.writeLine("note: \(note)") }
+        }
+        return try Store(directory: directory, options: options)
     }
 
     /// Runs `body` with the store open and closes it afterwards, also when `body` throws.

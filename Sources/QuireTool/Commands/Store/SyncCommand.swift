@@ -35,7 +35,7 @@ struct SyncCommand: Command {
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
         let isNew = !StoreLocation.holdsStore(directory)
-        let opened = try Store(directory: directory)
+        let opened = try StoreLocation.open(directory, writes: true, in: context)
         if isNew { context.output.writeLine("created a new store at \(directory) (replica \(opened.replica))") }
         let report = try StoreLocation.withStore(opened) { store in try store.sync(folder: folder) }
         for line in Self.lines(report) { context.output.writeLine(line) }

@@ -79,7 +79,7 @@ struct CompactCommand: Command {
         }
         let report: CompactionReport
         if let outputPath {
-            let opened = try StoreLocation.openExisting(directory)
+            let opened = try StoreLocation.openExisting(directory, writes: given != nil, in: context)
             report = try StoreLocation.withStore(opened) { store in
                 let pruning = try given.map { try store.pruneHistory(acknowledged: $0) }
                 var report = try store.compact(to: outputPath)
@@ -87,6 +87,8 @@ struct CompactCommand: Command {
                 return report
             }
         } else {
+            // Refuse a store that cannot be written before copying anything.
+            _ = try StoreAccess.decide(directory: directory, writes: true, environment: context.environment)
             report = try Store.compact(directory: directory, acknowledged: given)
         }
         let pruning = report.pruning

@@ -48,7 +48,7 @@ struct InfoCommand: Command {
 
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
-        let report = try StoreLocation.withStore(try StoreLocation.openExisting(directory)) { store in
+        let report = try StoreLocation.withStore(try StoreLocation.openExisting(directory, writes: false, in: context)) { store in
             let statistics = try store.statistics()
             let usage = try store.usage()
             let status = StatusCommand.Report(

@@ -15,7 +15,9 @@ struct VerifyCommand: Command {
         same records, text slots and texts agree, name tables are contiguous); and the
         tree (parents exist, no cycles, every node reachable from the top level or the
         trash, the children index matches the nodes, last moves are logged). Works on a
-        store too damaged to open. docs/storage.md describes every database.
+        store too damaged to open, and read-only (also on read-only media). A data file
+        shorter than its meta pages say (truncated) is reported as the one problem.
+        docs/storage.md describes every database.
 
         Prints a summary line, then one line per problem: the database, the key, what is
         wrong and what to do. Exits 0 when the store is healthy, 1 when problems were
@@ -59,7 +61,9 @@ struct VerifyCommand: Command {
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
         guard StoreLocation.holdsStore(directory) else { throw MissingStore(directory: directory) }
-        let report = try Store.verify(directory: directory)
+        let decision = try StoreAccess.decide(directory: directory, writes: false, environment: context.environment)
+        if let note = decision.note { context.errorOutput.writeLine("note: \(note)") }
+        let report = try Store.verify(directory: directory, access: decision.access)
         if printsJSON {
             context.output.writeLine(try BenchmarkJSON.line(Report(
                 directory: directory, healthy: report.isHealthy, change_count: report.changeCount,
