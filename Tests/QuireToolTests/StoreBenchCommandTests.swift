@@ -6,7 +6,9 @@ import Testing
 struct StoreBenchCommandTests {
     @Test("--json prints one object with every documented field; two writer processes lose nothing and share no ID")
     func jsonFields() throws {
-        let run = try QuireExecutable.run(["bench", "store", "--records", "2000", "--runs", "1", "--json"])
+        // 100 writes per process, not 1,000: in a debug build interleaved writes cost
+        // about 25 ms each (each re-reads the store after the other process's commit).
+        let run = try QuireExecutable.run(["bench", "store", "--records", "2000", "--runs", "1", "--writes", "100", "--json"])
         #expect(run.status == 0, "stderr: \(run.standardError)")
         let lines = run.standardOutput.split(separator: "\n")
         #expect(lines.count == 1)
@@ -35,7 +37,8 @@ struct StoreBenchCommandTests {
         let dataBytes = try #require(object["data_bytes"] as? Int)
         let perRecord = try #require(object["bytes_per_record"] as? Double)
         #expect(abs(perRecord - Double(dataBytes) / 2000) < 1e-6)
-        #expect(object["two_process_writes"] as? Int == 2000)
+        #expect(object["two_process_writes_per_process"] as? Int == 100)
+        #expect(object["two_process_writes"] as? Int == 200)
         #expect(object["two_process_lost"] as? Int == 0)
         #expect(object["two_process_duplicate_ids"] as? Int == 0)
     }
@@ -49,7 +52,7 @@ struct StoreBenchCommandTests {
         #expect(!run.output.contains("--writer-child"))
     }
 
-    @Test("bad numbers are usage errors", arguments: [["--records", "0"], ["--runs", "few"]])
+    @Test("bad numbers are usage errors", arguments: [["--records", "0"], ["--runs", "few"], ["--writes", "-1"]])
     func badOptions(options: [String]) async {
         let run = await runTool(["bench", "store"] + options)
         #expect(run.status == 2)

@@ -56,6 +56,7 @@ struct StoreBenchmark {
         var reader_reads: Int
         var data_bytes: Int
         var bytes_per_record: Double
+        var two_process_writes_per_process: Int
         var two_process_writes: Int
         var two_process_lost: Int
         var two_process_duplicate_ids: Int
@@ -108,7 +109,7 @@ struct StoreBenchmark {
             import_ms: importing.importMilliseconds, reader_max_wait_ms: importing.maximumWait,
             reader_reads: importing.reads,
             data_bytes: dataBytes, bytes_per_record: Double(dataBytes) / Double(records),
-            two_process_writes: twoProcesses.writes, two_process_lost: twoProcesses.lost,
+            two_process_writes_per_process: writesPerProcess, two_process_writes: twoProcesses.writes, two_process_lost: twoProcesses.lost,
             two_process_duplicate_ids: twoProcesses.duplicates, two_process_ms: twoProcesses.milliseconds)
     }
 

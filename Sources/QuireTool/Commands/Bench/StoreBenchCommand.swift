@@ -4,18 +4,19 @@ import Foundation
 struct StoreBenchCommand: Command {
     static let name = "store"
     static let summary = "Measure the object store: open, memory, reads, a large folder, a reader during an import, two writer processes."
-    static let usage = "[--records N] [--runs R] [--json]"
+    static let usage = "[--records N] [--runs R] [--writes W] [--json]"
     static let discussion = """
         Builds a store of N small files in N/1000 folders and measures: opening it in a
         fresh process (this binary, started again) and that process's memory; single
         reads of random records against raw LMDB reads of values of the same size; the
         first 100 children of a 20,000-child folder; the longest read of a reader thread
         while a delta of up to 100,000 records is imported; data.mdb bytes per record;
-        two processes making 1,000 durable inserts each into one store. Times are medians
+        two processes making W (default 1,000) durable inserts each into one store. Times are medians
         over R runs; docs/benchmarks.md explains every field.
         """
     static let records = Option.value("records", placeholder: "N", help: "Files in the store (default 100000).")
     static let runs = Option.value("runs", placeholder: "R", help: "Runs of each measurement (default 3).")
+    static let writes = Option.value("writes", placeholder: "W", help: "Durable inserts by each of the two writer processes (default 1000).")
     static let json = Option.flag("json", help: "Print one JSON object instead of a table.")
     /// The child process that opens a store: `--open-child DIR`.
     static let openChild = Option.value(
@@ -23,11 +24,11 @@ struct StoreBenchCommand: Command {
     /// A writer child process: `--writer-child DIR TAG COUNT`.
     static let writerChild = Option.value(
         "writer-child", placeholder: "DIR", help: "Insert COUNT files named 'TAG i' into DIR, printing each ID.").hidden()
-    static var options: [Option] { [records, runs, json, openChild, writerChild] }
+    static var options: [Option] { [records, runs, writes, json, openChild, writerChild] }
 
     /// What this invocation does: the benchmark, or one of its child processes.
     enum Mode {
-        case benchmark(records: Int, runs: Int, printsJSON: Bool)
+        case benchmark(records: Int, runs: Int, writes: Int, printsJSON: Bool)
         case openChild(directory: String)
         case writerChild(directory: String, tag: String, count: Int)
     }
@@ -45,6 +46,7 @@ struct StoreBenchCommand: Command {
             mode = .benchmark(
                 records: try ArgumentValue.positive(arguments.value(of: Self.records), default: 100_000),
                 runs: try ArgumentValue.positive(arguments.value(of: Self.runs), default: 3),
+                writes: try ArgumentValue.positive(arguments.value(of: Self.writes), default: 1_000),
                 printsJSON: arguments.flag(Self.json))
         }
     }
@@ -55,7 +57,7 @@ struct StoreBenchCommand: Command {
             try StoreBenchmarkChild.open(directory, in: context)
         case .writerChild(let directory, let tag, let count):
             try StoreBenchmarkChild.write(into: directory, tag: tag, count: count, in: context)
-        case .benchmark(let records, let runs, let printsJSON):
+        case .benchmark(let records, let runs, let writes, let printsJSON):
             // The children are this binary: `quire` itself when run from the shell.
             let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
             guard URL(fileURLWithPath: executable).lastPathComponent == QuireCLI.name else {
@@ -68,6 +70,7 @@ struct StoreBenchCommand: Command {
             var benchmark = StoreBenchmark(executable: executable, directory: directory)
             benchmark.records = records
             benchmark.runs = runs
+            benchmark.writesPerProcess = writes
             let bar = ProgressBar(label: "bench store", total: 6, unit: "stages", errorOutput: context.errorOutput)
             var stages = 0
             benchmark.progress = { _ in
