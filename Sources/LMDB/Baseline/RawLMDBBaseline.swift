@@ -76,6 +76,22 @@ public final class RawLMDBBaseline {
         return found == 0 ? data.mv_size : -1
     }
 
+    /// Begins a read transaction, gets `key`, and returns a copy of its value (or `nil`):
+    /// what a reader that keeps the value, such as a decoder, has to do at least.
+    public func copyValue(for key: [UInt8]) throws -> [UInt8]? {
+        var txn: OpaquePointer?
+        let rc = calls.txnBegin(env, readOnly: true, &txn)
+        guard rc == 0, let txn else { throw LMDBError(.init(rawValue: rc), operation: .beginTransaction) }
+        defer { calls.txnAbort(txn) }
+        var data = MDB_val()
+        let found = key.withUnsafeBytes { key in
+            var keyValue = MDB_val(key)
+            return calls.get(txn, dbi, &keyValue, &data)
+        }
+        guard found == 0 else { return nil }
+        return [UInt8](UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+    }
+
     /// Walks every entry in one read transaction; returns the total bytes of keys and values.
     public func scanAll() throws -> Int {
         var txn: OpaquePointer?

@@ -16,7 +16,7 @@ enum HelpText {
         if !command.subcommands.isEmpty {
             text += "\nCommands:\n" + table(command.subcommands.map { ($0.name, $0.summary) })
         }
-        text += "\nOptions:\n" + table((command.options + [.showHelp]).map(optionRow))
+        text += "\nOptions:\n" + table((command.options.filter { !$0.isHidden } + [.showHelp]).map(optionRow))
         if !command.subcommands.isEmpty {
             text += "\nRun '\(helpInvocation(for: path)) COMMAND' for details on a command.\n"
         }

@@ -33,6 +33,10 @@ public struct Option: Hashable, Sendable {
     /// The environment variable read when the option is absent from the command line.
     public let environmentVariable: String?
 
+    /// Whether help leaves the option out: a mode the tool uses for itself, such as the
+    /// child processes a benchmark starts. See ``hidden()``.
+    public private(set) var isHidden = false
+
     private init(name: String, shortName: Character?, kind: Kind, help: String, environmentVariable: String?) {
         precondition(!name.isEmpty && !name.hasPrefix("-") && !name.contains("="),
                      "An option's name is a word without leading dashes or '=': '\(name)'")
@@ -77,6 +81,19 @@ public struct Option: Hashable, Sendable {
     ) -> Option {
         Option(name: name, shortName: shortName, kind: .value(placeholder: placeholder),
                help: help, environmentVariable: environmentVariable)
+    }
+
+    /// The same option, left out of help: for modes the tool runs itself in, not for people.
+    ///
+    /// ```swift
+    /// static let openChild = Option.value("open-child", placeholder: "DIR", help: "Internal.").hidden()
+    /// ```
+    ///
+    /// - Returns: The option, parsed as before but not listed by `--help`.
+    public func hidden() -> Option {
+        var option = self
+        option.isHidden = true
+        return option
     }
 
     /// `--help`, `-h`: every command has it, so commands do not declare it.
