@@ -94,6 +94,7 @@ extension Store {
     /// LMDB has no change notification across processes; a check is one read
     /// transaction, so polling every 50 ms costs nothing noticeable.
     func watchOtherProcesses(_ watching: Bool) {
+        state.withLock { $0.reportsOtherProcessChanges = watching }
         otherProcessWatch.withLock { timer in
             guard watching != (timer != nil) else { return }
             guard watching else {

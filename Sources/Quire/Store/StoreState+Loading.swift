@@ -157,7 +157,7 @@ extension StoreState {
     /// Adds what the changes between `version` and the current one touched to
     /// ``otherProcessEvent``.
     private func noteOtherProcessChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) {
-        guard meta.version != version else { return }
+        guard reportsOtherProcessChanges, meta.version != version else { return }
         var event = otherProcessEvent ?? StoreEvent(origin: .otherProcess)
         // Best effort: a log the other process pruned meanwhile leaves the event without
         // details (its changes are still read); `verify` reports a damaged log.

@@ -47,6 +47,9 @@ public final class StoreState: @unchecked Sendable {
     /// What other processes committed, noticed by ``refresh(in:snapshot:)`` and not yet
     /// published.
     var otherProcessEvent: StoreEvent?
+    /// Whether anyone observes the store: only then is what other processes committed
+    /// worked out for an event (reading their changes back costs as much as the reload).
+    var reportsOtherProcessChanges = false
 
     var replica: ReplicaID { meta.replica }
 
