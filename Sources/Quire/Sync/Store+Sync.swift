@@ -22,11 +22,15 @@ extension Store {
     ///    file is skipped with its reason in the report and leaves the store unchanged;
     ///    a later sync tries it again. Changes waiting for others stay pending;
     /// 3. writes its acknowledgement `FOLDER/<replica>/ack`: what it has;
-    /// 4. deletes its own delta files whose changes every replica known in the folder
-    ///    (with an `ack` or delta files there) has acknowledged — once at least one other
-    ///    replica is known. Pruning assumes every replica of the store uses the folder: a
-    ///    replica that joins after files were pruned needs a full delta from a peer
-    ///    (``exportDelta(since:)``) first.
+    /// 4. compacts its own delta files every replica of this store known in the folder
+    ///    (with an `ack` or delta files there) has acknowledged into one base file
+    ///    `0-<last>.qdelta`, written before they are deleted — once at least one other
+    ///    replica is known. A replica's files so always hold its history from counter 0,
+    ///    and a replica joining later needs nothing but the folder.
+    ///
+    /// Conflict copies a file-sync engine made of this replica's own files are deleted;
+    /// two files of one replica with different changes for the same counters (two devices
+    /// writing as one replica) are refused.
     ///
     /// What was written is derived from the folder (this replica's files and its `ack`);
     /// what was imported from the store's version. Nothing else is kept, so a wiped
@@ -40,7 +44,11 @@ extension Store {
     ///   directory or a folder inside or around it.
     /// - Returns: What was written, imported, skipped, ignored and deleted.
     /// - Throws: ``SyncError`` when this replica's side of the folder cannot be written
-    ///   or listed; ``StoreError`` when the store fails (closed, damaged).
+    ///   or listed; ``SyncError/notJoined(folder:problems:)`` when this store is empty and
+    ///   could import nothing from a folder other replicas use (it wrote nothing);
+    ///   ``SyncError/divergentHistories(replica:files:isThisReplica:)`` when two files of one
+    ///   replica hold different changes for the same counters; ``StoreError`` when the
+    ///   store fails (closed, damaged).
     @discardableResult
     public func sync(folder: String) throws -> SyncReport {
         try SyncGates.gate(for: directory).lock.withLock { _ in

@@ -19,7 +19,8 @@ public struct SyncReport: Hashable, Sendable {
     /// The store is unchanged by them; a later sync tries them again.
     public var skipped: [SkippedFile] = []
     /// Entries that are not part of the sync folder's layout: temporary files, copies a
-    /// file-sync engine made of a conflict, anything else. Never read, never deleted.
+    /// file-sync engine made of another replica's files, anything else. Never deleted
+    /// (conflict copies of this replica's own files are, see ``removedConflictCopies``).
     public var ignored: [SkippedFile] = []
     /// This replica's base delta file written by this sync, if it wrote one: its changes
     /// from counter 0 up to what every known replica has acknowledged, in one file that
