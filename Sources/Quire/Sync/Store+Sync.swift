@@ -84,6 +84,8 @@ struct SyncRun {
     let own: ReplicaID
     private let files = FileManager.default
     private var report = SyncReport()
+    /// The acknowledgements read so far (`nil`: unreadable, reported once).
+    private var acknowledgements: [ReplicaID: SyncAcknowledgement?] = [:]
 
     init(store: Store, folder: String) throws {
         self.store = store
@@ -149,12 +151,19 @@ struct SyncRun {
                 divergent = divergent ?? error
             }
         }
+        // An empty store that imported nothing, while other replicas have changes here
+        // (delta files, or an acknowledgement of some): it has not joined their store.
         let isPristine = try store.withCurrentState { $0.isPristine }
-        if isPristine, others.values.contains(where: \.isKnown) {
-            throw SyncError.notJoined(folder: folder, problems: report.skipped.map(\.description))
+        if isPristine {
+            for replica in others.keys.sorted() {
+                let other = others[replica]!
+                let hasChanges = !other.deltas.isEmpty
+                    || other.hasAcknowledgement && acknowledgement(of: replica)?.version.counters.values.contains { $0 > 0 } == true
+                if hasChanges { throw SyncError.notJoined(folder: folder, problems: report.skipped.map(\.description)) }
+            }
         }
         try acknowledge(written: written)
-        try prune(mine.deltas, written: written, others: others)
+        if !isPristine { try prune(mine.deltas, written: written, others: others) }
         if let divergent { throw divergent }
         return report
     }
@@ -454,6 +463,13 @@ struct SyncRun {
 
     /// A replica's acknowledgement; `nil` (and a report entry) when it cannot be read.
     private mutating func acknowledgement(of replica: ReplicaID) -> SyncAcknowledgement? {
+        if let known = acknowledgements[replica] { return known }
+        let acknowledgement = readAcknowledgement(of: replica)
+        acknowledgements[replica] = .some(acknowledgement)
+        return acknowledgement
+    }
+
+    private mutating func readAcknowledgement(of replica: ReplicaID) -> SyncAcknowledgement? {
         let relative = SyncFolderLayout.folderName(replica) + "/" + SyncFolderLayout.acknowledgementName
         do {
             return try SyncAcknowledgement.decode(try read(relative, limit: SyncAcknowledgement.maximumSize))

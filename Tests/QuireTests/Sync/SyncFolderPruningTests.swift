@@ -181,6 +181,25 @@ struct SyncFolderPruningTests {
         #expect(try StoreSpec.dump(late) == StoreSpec.dump(a))
     }
 
+    @Test("empty stores set up to sync before anyone writes do not fail; the first to write gives the others its store")
+    func emptyStoresBeforeFirstWrite() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+        for store in [a, b, c, a] {
+            let report = try store.sync(folder: folder.path)
+            #expect(report.skipped.isEmpty, "\(report.skipped)")
+        }
+        try Self.edit(b, "first")
+        for store in [b, a, c] { try store.sync(folder: folder.path) }
+        for store in [a, c] {
+            #expect(store.storeID == b.storeID)
+            #expect(try StoreSpec.dump(store) == StoreSpec.dump(b))
+        }
+    }
+
     @Test("the acknowledgement of another store's replica is reported and does not hold back pruning")
     func foreignAcknowledgement() throws {
         let replicas = try Replicas(3)
