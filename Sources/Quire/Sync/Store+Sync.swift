@@ -291,7 +291,7 @@ struct SyncRun {
         } else if done.count < 2 {
             return  // at most one acknowledged file, and it starts at 0: it is the base
         }
-        guard baseEnd > 0, let bytes = try baseDelta(end: baseEnd) else { return }
+        guard baseEnd > 0, let bytes = try baseDelta(end: baseEnd) ?? baseDelta(joining: sorted, end: baseEnd) else { return }
         let base = SyncFolderLayout.DeltaName(first: 0, last: baseEnd - 1)
         let baseRelative = SyncFolderLayout.folderName(own) + "/" + base.fileName
         if !sorted.contains(base) || (try? read(baseRelative)) != bytes {
@@ -305,8 +305,9 @@ struct SyncRun {
         }
     }
 
-    /// This replica's changes `0..<end` as one delta file (with the store ID), or `nil`
-    /// when the store no longer has all of them (its history was pruned by `compact`).
+    /// This replica's changes `0..<end` as one delta file (with the store ID) from the
+    /// store's change log, or `nil` when the log no longer has all of them (its history
+    /// was pruned by `compact`).
     private func baseDelta(end: UInt64) throws -> [UInt8]? {
         let own = own
         return try store.withCurrentState { state -> [UInt8]? in
@@ -323,6 +324,27 @@ struct SyncRun {
             guard changes.map(\.id.counter).min() == 0, changes.map(\.endCounter).max() == end, counted == end else { return nil }
             return state.deltaFile(of: changes).encoded()
         }
+    }
+
+    /// This replica's changes `0..<end` as one delta file made of its files in the folder
+    /// (for a store whose history `compact` pruned), or `nil` when they do not hold all
+    /// of them or one cannot be read.
+    private func baseDelta(joining deltas: [SyncFolderLayout.DeltaName], end: UInt64) -> [UInt8]? {
+        var changes: [DeltaChange] = []
+        var next: UInt64 = 0
+        for delta in deltas.sorted() where delta.end <= end && delta.end > next {
+            let relative = SyncFolderLayout.folderName(own) + "/" + delta.fileName
+            guard let bytes = try? read(relative), let file = try? DeltaFile.decode(bytes),
+                mismatch(file, replica: own, name: delta) == nil
+            else { return nil }
+            for change in file.changes.sorted(by: { $0.id.counter < $1.id.counter }) where change.id.replica == own && change.endCounter > next {
+                guard change.id.counter == next else { return nil }
+                changes.append(change)
+                next = change.endCounter
+            }
+        }
+        guard next == end else { return nil }
+        return DeltaFile(storeID: store.storeID, sender: own, senderFirst: 0, changes: changes).encoded()
     }
 
     /// Deletes the conflict copies a file-sync engine made of this replica's files: of its

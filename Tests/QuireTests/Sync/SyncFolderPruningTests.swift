@@ -146,6 +146,30 @@ struct SyncFolderPruningTests {
         #expect(try StoreSpec.dump(late) == StoreSpec.dump(a))
     }
 
+    @Test("a store whose history compaction pruned makes its base file from its files in the folder; a late joiner gets everything")
+    func baseAfterHistoryPruning() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b, late) = (replicas[0], replicas[1], replicas[2])
+        try Self.edit(a, "one")
+        try a.sync(folder: folder.path)
+        try Self.edit(a, "two")
+        for store in [a, b] { try store.sync(folder: folder.path) }
+        let pruned = try a.pruneHistory(acknowledged: HistoryAcknowledgements(syncFolder: folder.path))
+        #expect(pruned.prunedChanges > 0)
+        #expect(throws: PrunedHistoryError.self) { try a.exportDelta() }
+
+        let report = try a.sync(folder: folder.path)
+        #expect(report.pruned.count == 2)
+        #expect(report.base == "\(a.replica)/0-\(a.version[a.replica] - 1).qdelta")
+        let joined = try late.sync(folder: folder.path)
+        #expect(joined.skipped.isEmpty, "\(joined.skipped)")
+        #expect(late.version == a.version)
+        #expect(try StoreSpec.dump(late) == StoreSpec.dump(b))  // a's own dump needs its pruned history
+    }
+
     @Test("an empty store that can import nothing says it has not joined and writes nothing; the writer's next sync writes the base it needs")
     func notJoinedUntilBase() throws {
         let replicas = try Replicas(3)
