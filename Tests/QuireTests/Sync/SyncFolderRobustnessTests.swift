@@ -159,7 +159,15 @@ struct SyncFolderRobustnessTests {
         for name in arrivals {
             let relative = "\(a.replica)/\(name)"
             try SyncSpec.write(try SyncSpec.read(outbox.appending(relative)), to: shared.appending(relative))
-            let report = try b.sync(folder: shared.path)
+            let report: SyncReport
+            do {
+                report = try b.sync(folder: shared.path)
+            } catch SyncError.notJoined(_, let problems) {
+                // b is still empty: it says it has not joined yet, and why.
+                #expect(b.version[a.replica] == 0 && !problems.isEmpty)
+                skippedOnce = true
+                continue
+            }
             skippedOnce = skippedOnce || !report.skipped.isEmpty
             for skipped in report.skipped {
                 // Not yet usable: a compact file from a replica b has not met, or changes
@@ -184,9 +192,9 @@ struct SyncFolderRobustnessTests {
         let old = try SyncSpec.read(path)
         try b.sync(folder: folder.path)
         let pruning = try a.sync(folder: folder.path)
-        // (the first file went when `a` wrote this one: b had acknowledged it)
-        #expect(pruning.pruned == [String(path.dropFirst(folder.path.count + 1))])
-        #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica).isEmpty)
+        // (both files went into the base when `a` wrote this one: b had acknowledged them)
+        #expect(pruning.pruned.last == String(path.dropFirst(folder.path.count + 1)))
+        #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica) == [(pruning.base! as NSString).lastPathComponent])
         // The engine restores the deleted file, and a copy of it appears under a second name.
         try SyncSpec.write(old, to: path)
         try SyncSpec.write(old, to: path.replacingOccurrences(of: ".qdelta", with: " (1).qdelta"))
