@@ -40,10 +40,14 @@ import Synchronization
 /// Buffered edits are checked when they are committed. When an edit turns out to be
 /// invalid (a position past the end, inside a character), the edits before it are still
 /// committed as one change and the rest are dropped; the failure is reported as an
-/// ``AutosaveError/editsDropped(count:reason:)``. An error of a commit that the timer
+/// ``AutosaveError/editsDropped(count:saved:reason:)``. An error of a commit that the timer
 /// started is kept (the first one, if several) and thrown by the next call to this
 /// session — an edit, a read, ``flush()`` or ``close()`` — which then does nothing
 /// else; the calls after it work normally.
+///
+/// An undo of the text (``undo()``, or ``StoreWriter/undo(in:)`` and
+/// ``StoreWriter/undo()`` through the store) first commits the buffered edits, then takes
+/// them back: typing acknowledged by a call that returned is never dropped for an undo.
 ///
 /// Thread-safety: a session may be used from any thread or task; its calls are
 /// serialised by a lock, and so are its commits, in call order. Positions are
