@@ -58,6 +58,8 @@ public final class Store: Sendable {
         /// the checkpoint at ``Store/close()``). `.readOnlyWithoutLock` also skips LMDB's
         /// lock file, for a store on a read-only file system only (nobody can write it).
         public var access: Access = .readWrite
+        /// How consecutive edits become one undo step: typing within 1 s, by default.
+        public var undoGrouping: UndoGrouping = .standard
 
         /// Default options: full durability, random replica ID.
         public init() {}
@@ -90,6 +92,7 @@ public final class Store: Sendable {
         let environment = try Environment(path: directory, configuration: configuration)
         let layout = try StoreLayout(environment: environment)
         let loaded = try Self.load(environment: environment, layout: layout, options: options)
+        loaded.undoHistory.grouping = options.undoGrouping
         self.directory = directory
         self.environment = environment
         self.replica = loaded.meta.replica
@@ -152,9 +155,11 @@ public final class Store: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or an error from the commit.
     public func write<R>(_ body: (borrowing StoreWriter) throws -> R) throws -> R {
-        try commitTransaction(origin: .local) { state in
-            let writer = StoreWriter(state: state)  // bound first, as in `read`
-            return (try body(writer), [])
+        try committingBufferedTyping {  // for an undo (see Store+Undo.swift)
+            try commitTransaction(origin: .local) { state in
+                let writer = StoreWriter(state: state)  // bound first, as in `read`
+                return (try body(writer), [])
+            }
         }
     }
 

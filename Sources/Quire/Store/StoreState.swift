@@ -39,8 +39,10 @@ public final class StoreState: @unchecked Sendable {
     var nameFields: [String: String] = [:]
     /// Set by ``Store/close()``.
     var isClosed = false
-    /// Undo and redo steps of this replica's text edits, per text.
-    var undoHistories: [TextID: TextUndoHistory] = [:]
+    /// This replica's undo and redo steps.
+    var undoHistory = UndoHistory()
+    /// The editing sessions holding typing not committed yet.
+    let bufferedTyping = BufferedTyping()
     /// The LMDB transaction whose committed state the memory reflects; another value in
     /// LMDB means another process wrote (see `StoreState+Loading.swift`).
     var knownTransaction = 0
@@ -127,10 +129,20 @@ struct WriteSession {
     var textOrder: [TextID] = []
     /// The sibling-name fields before the transaction learned new ones.
     var savedNameFields: [String: String]?
-    /// Texts whose edits in this transaction are an undo or a redo.
-    var undoActions: [TextID: TextUndoHistory.Action] = [:]
-    /// Copies an undo or redo made of deleted characters, per text.
+    /// Undo: the step this transaction undoes or redoes, if it does.
+    var reverted: UndoHistory.Reverted?
+    /// Undo: copies an undo or redo made of deleted characters, per text.
     var undoRedirects: [TextID: [ReplicatedText.Redirect]] = [:]
+    /// Undo: the fields written and the nodes moved, with what they were before.
+    var undoFields: [UndoStep.FieldPart] = []
+    var undoMoves: [UndoStep.MovePart] = []
+    /// Undo grouping: the transaction's typing, while it only types into one text (see
+    /// ``TypingRun``); `typingEnded` once it did anything else.
+    var typing: TypingRun?
+    var typingEnded = false
+    /// Editing sessions whose buffered typing must be committed before this
+    /// transaction's undo (see ``BufferedTyping``); the transaction is then run again.
+    var typingToCommit: [TextEditingSession] = []
     /// Merges: the changes integrated, by ID.
     var integrated: [ChangeID: Change] = [:]
     /// Merges: pending changes applied now, and changes newly kept as pending.
