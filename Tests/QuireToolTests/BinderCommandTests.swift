@@ -145,7 +145,7 @@ struct BinderCommandTests {
         }
     }
 
-    @Test("a name two replicas both created is reported with IDs, and an ID picks one")
+    @Test("a name two replicas both created is reported with IDs (also by tree --ids), and an ID picks one")
     func nameClash() throws {
         try withTemporaryDirectory { temp in
             let laptop = AppTool(store: temp.appending("laptop")), phone = AppTool(store: temp.appending("phone"))
@@ -160,6 +160,8 @@ struct BinderCommandTests {
 
             let tree = try laptop.ok(["tree", Self.draft])
             #expect(tree.components(separatedBy: ", name clash]").count == 3)
+            let withIDs = try laptop.ok(["tree", "--ids", Self.draft])
+            #expect(withIDs.components(separatedBy: ", name clash]").count == 3, "\(withIDs)")
             let ambiguous = try laptop.run(["mkdir", "\(Self.draft)/Chapter 1/Scene 1"])
             #expect(ambiguous.status == 1)
             #expect(ambiguous.standardError.contains("'Chapter 1' in 'My Poetry/Your Poetry/Draft' names 2 records"))

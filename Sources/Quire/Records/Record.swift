@@ -73,6 +73,28 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible,
     /// `replica@counter`.
     public var description: String { "\(replica)@\(counter)" }
 
+    /// Parses the form ``description`` prints: one to sixteen hexadecimal digits (a
+    /// replica other than zero), `@`, and a decimal counter.
+    ///
+    /// ```swift
+    /// let id = RecordID(parsing: "3a9d52c01b7e4f66@12")   // replica 3a9d52c01b7e4f66, counter 12
+    /// RecordID(parsing: "Chapter 1")                      // nil
+    /// ```
+    ///
+    /// ``RecordName/validate(_:)`` refuses names of this form, so a text that parses is
+    /// never a name too: tools can accept an ID wherever they accept a name.
+    ///
+    /// - Parameter text: The text to parse, without spaces around it.
+    public init?(parsing text: some StringProtocol) {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...16).contains(parts[0].count),
+              parts[0].allSatisfy({ $0.isASCII && $0.isHexDigit }),
+              let replica = UInt64(parts[0], radix: 16), replica != 0,
+              !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let counter = UInt64(parts[1])
+        else { return nil }
+        self.init(replica: ReplicaID(rawValue: replica), counter: counter)
+    }
+
     /// Encodes as a two-number array, `[replica, counter]`, so records can refer to
     /// other records.
     public func encode(to encoder: any Encoder) throws {

@@ -61,7 +61,17 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The name rules of the reference apps: not empty after trimming, no control
-/// characters, at most 255 characters.
+/// characters or line separators, no invisible characters that change how a name reads
+/// (bidirectional controls such as U+202E, zero-width spaces and joiners outside the
+/// scripts and emoji that need them), not the form of a record ID, at most 255
+/// characters.
+///
+/// Invisible characters are refused because two names that look the same would be two
+/// names: `Draft` and `Draft` followed by a zero-width space cannot be told apart in a list,
+/// and U+202E RIGHT-TO-LEFT OVERRIDE makes the rest of a name display backwards. Kept: variation selectors and tag
+/// characters inside an emoji (`❤️`, flags), U+200D ZERO WIDTH JOINER between two emoji
+/// of one sequence (`👩‍💻`), and U+200C ZERO WIDTH NON-JOINER between two letters outside
+/// ASCII (Persian, Indic scripts).
 public enum RecordName {
     /// The most characters a name may have.
     public static let maximumLength = 255
@@ -71,15 +81,89 @@ public enum RecordName {
     /// ```swift
     /// func validate() throws { try RecordName.validate(name) }
     /// ```
+    ///
+    /// - Parameter name: The name to check.
+    /// - Throws: ``StoreError/invalidName(_:reason:)`` saying which rule `name` breaks.
     public static func validate(_ name: String) throws(StoreError) {
         if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             throw .invalidName(name, reason: "a name cannot be empty or only spaces")
         }
-        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        if name.unicodeScalars.contains(where: isLineBreakOrControl) {
             throw .invalidName(name, reason: "a name cannot contain control characters such as tabs or line breaks")
+        }
+        if let scalar = invisibleScalar(in: name) {
+            throw .invalidName(name, reason: "a name cannot contain invisible characters such as \(scalarName(scalar)), which make names that look alike differ or read backwards; type the name again without it")
+        }
+        if RecordID(parsing: name) != nil {
+            throw .invalidName(name, reason: "a name cannot have the form of a record ID (such as 3a9d52c01b7e4f66@12), because paths read that form as an ID; add or change a character")
         }
         if name.count > maximumLength {
             throw .invalidName(name, reason: "a name can have at most \(maximumLength) characters, this one has \(name.count)")
         }
+    }
+
+    private static func isLineBreakOrControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// The first scalar of `name` that is invisible and not one of the kept uses.
+    private static func invisibleScalar(in name: String) -> Unicode.Scalar? {
+        let scalars = Array(name.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            let properties = scalar.properties
+            if properties.isBidiControl { return scalar }
+            guard properties.isDefaultIgnorableCodePoint || properties.generalCategory == .format else { continue }
+            let previous = index > 0 ? scalars[index - 1] : nil
+            let next = index + 1 < scalars.count ? scalars[index + 1] : nil
+            switch scalar.value {
+            case 0xFE00...0xFE0F, 0xE0100...0xE01EF:
+                // Variation selectors choose the form of the character before them (❤️).
+                if let previous, !previous.properties.isWhitespace, !isInvisible(previous) { continue }
+            case 0xE0020...0xE007F:
+                // Tags spell a subdivision flag after 🏴 (or after another tag).
+                if let previous, isEmoji(previous) || (0xE0020...0xE007F).contains(previous.value) { continue }
+            case 0x200D:
+                // Joins two emoji into one (👩‍💻); anywhere else it is invisible.
+                if let previous, let next, isEmoji(previous) || (0xFE00...0xFE0F).contains(previous.value) || isSkinTone(previous),
+                   isEmoji(next) { continue }
+            case 0x200C:
+                // Persian and Indic words use it between letters.
+                if let previous, let next, isLetterOrMarkOutsideASCII(previous), isLetterOrMarkOutsideASCII(next) { continue }
+            default:
+                break
+            }
+            return scalar
+        }
+        return nil
+    }
+
+    private static func isEmoji(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.isASCII && scalar.properties.isEmoji
+    }
+
+    private static func isSkinTone(_ scalar: Unicode.Scalar) -> Bool {
+        (0x1F3FB...0x1F3FF).contains(scalar.value)
+    }
+
+    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isDefaultIgnorableCodePoint || scalar.properties.generalCategory == .format
+    }
+
+    private static func isLetterOrMarkOutsideASCII(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return false }
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return false
+        }
+    }
+
+    /// `U+202E RIGHT-TO-LEFT OVERRIDE`.
+    private static func scalarName(_ scalar: Unicode.Scalar) -> String {
+        let code = String(format: "U+%04X", scalar.value)
+        return scalar.properties.name.map { "\(code) \($0)" } ?? code
     }
 }

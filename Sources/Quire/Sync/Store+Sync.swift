@@ -512,15 +512,42 @@ struct SyncRun {
     }
 
     /// Reads a file of the folder, refusing one larger than `limit`.
+    ///
+    /// Only regular files are read (a symbolic link to one is followed): a link to
+    /// `/dev/zero`, a FIFO or a directory under a delta's name is refused after `fstat`,
+    /// before any byte is read, and so is a file whose size is over `limit`. The read
+    /// itself stops at `limit + 1` bytes, for a file that grows meanwhile.
     private func read(_ relative: String, limit: Int = SyncFolderLayout.maximumFileSize) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: folder + "/" + relative)
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+        let path = folder + "/" + relative
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SyncProblem(String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw SyncProblem(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw SyncProblem("it is \(Self.kind(of: status.st_mode)), not a regular file; only regular files are read from the sync folder — remove it")
+        }
+        guard status.st_size <= limit else {
+            throw SyncProblem("the file is larger than the limit of \(limit) bytes (it has \(status.st_size))")
+        }
         let data = try handle.read(upToCount: limit + 1) ?? Data()
         guard data.count <= limit else {
             throw SyncProblem("the file is larger than the limit of \(limit) bytes")
         }
         return [UInt8](data)
+    }
+
+    /// `a directory`, `a character device` …, for a file that is not a regular one.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFSOCK: "a socket"
+        default: "a file of an unknown kind"
+        }
     }
 
     /// Writes a file of this replica through a hidden temporary file in the same folder,

@@ -114,6 +114,45 @@ struct SyncFolderRobustnessTests {
         #expect(try StoreSpec.dump(b) == StoreSpec.dump(a))
     }
 
+    @Test("a delta name that is a symbolic link to /dev/zero, a FIFO or a directory is skipped before any byte is read; a link to a real delta imports")
+    func nonRegularFiles() throws {
+        let setup = try Setup()
+        defer { setup.close() }
+        let (a, b, folder) = (setup.a, setup.b, setup.folder)
+        let path = try setup.type("Hello")
+        let relative = String(path.dropFirst(folder.path.count + 1))
+        let good = try SyncSpec.read(path)
+        let before = try StoreSpec.dump(b)
+        let kinds: [(String, (String) throws -> Void)] = [
+            ("a character device", { try FileManager.default.createSymbolicLink(atPath: $0, withDestinationPath: "/dev/zero") }),
+            ("a FIFO (named pipe)", { #expect(mkfifo($0, 0o644) == 0) }),
+            ("a directory", { try FileManager.default.createDirectory(atPath: $0, withIntermediateDirectories: false) }),
+        ]
+        for (kind, make) in kinds {
+            try FileManager.default.removeItem(atPath: path)
+            try make(path)
+            let report = try b.sync(folder: folder.path)
+            #expect(report.imported.isEmpty, "\(kind)")
+            #expect(report.skipped.map(\.path) == [relative], "\(kind)")
+            guard case .unreadable(let problem) = report.skipped.first?.reason else {
+                Issue.record("\(kind): expected an unreadable file, got \(report.skipped)")
+                continue
+            }
+            #expect(problem.contains("it is \(kind), not a regular file"), "\(problem)")
+            #expect(try StoreSpec.dump(b) == before, "\(kind)")
+        }
+        // A symbolic link to a regular file is read as that file.
+        try FileManager.default.removeItem(atPath: path)
+        let outside = try TemporaryDirectory()
+        defer { outside.remove() }
+        let elsewhere = outside.appending("elsewhere.bin")
+        try SyncSpec.write(good, to: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: elsewhere)
+        let report = try b.sync(folder: folder.path)
+        #expect(report.imported.map(\.path) == [relative], "\(report.skipped)")
+        #expect(try StoreSpec.dump(b) == StoreSpec.dump(a))
+    }
+
     @Test("a file under another replica's name or range is skipped as misnamed")
     func misnamedFiles() throws {
         let setup = try Setup()

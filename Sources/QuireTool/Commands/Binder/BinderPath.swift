@@ -6,6 +6,9 @@ import QuireApps
 /// `My Poetry/Your Poetry/Draft/Ode`. Any name may be replaced by the record's ID
 /// (`3a9d52c01b7e4f66@12`, as `quire tree --ids` shows it), which is how a user picks one
 /// of two siblings with the same name; a path may also start with the ID of any record.
+/// No name has the form of an ID (``RecordName/validate(_:)`` refuses it), so a name of
+/// that form is always read as an ID, in every command; names stored before that rule
+/// are still found by name when no record has the ID they look like.
 enum BinderPath {
     /// The names of a path, without empty ones (so leading, trailing and double slashes
     /// do not matter).
@@ -110,6 +113,8 @@ enum BinderPath {
         switch matches.count {
         case 1:
             return matches[0]
+        case 0 where RecordID(parsing: name) != nil:
+            throw AppError("no record \(name) in \(place) (in the path '\(path)'): a name of that form is read as a record ID, and no record with that ID is there — see 'quire tree --ids'")
         case 0:
             let names = nodes.map { "'\($0.name)'" }
             let there = names.isEmpty ? "it is empty" : "it holds " + names.prefix(12).joined(separator: ", ") + (names.count > 12 ? ", …" : "")
