@@ -6,7 +6,8 @@ public enum DeltaFileError: Error, Hashable, Sendable, CustomStringConvertible {
     case notADeltaFile
     /// The file is of a format version this build cannot read.
     case unsupportedVersion(Int)
-    /// The file ends before its checksum (or is shorter than a header).
+    /// The file ends before its checksum, before the lengths and counts it declares, or
+    /// is shorter than a header: cut short, for instance still being copied.
     case truncated
     /// The checksum does not match: the file was damaged or changed.
     case checksumMismatch(stored: UInt32, computed: UInt32)
@@ -25,7 +26,7 @@ public enum DeltaFileError: Error, Hashable, Sendable, CustomStringConvertible {
         case .unsupportedVersion(let version):
             "delta file format version \(version) is not supported by this build; update Quire"
         case .truncated:
-            "the delta file is truncated; it may still be syncing — try again once it is complete"
+            "the delta file is truncated (it ends before the lengths it declares): it may still be syncing — try again once it is complete; if it stays so, it is damaged: fetch it again from its sender"
         case .checksumMismatch(let stored, let computed):
             "the delta file is damaged: checksum \(String(stored, radix: 16)) expected, \(String(computed, radix: 16)) found; fetch it again from its sender"
         case .malformed(let problem):

@@ -53,6 +53,23 @@ extension Store {
         try importDelta(decoded: DeltaFile.decode(bytes))
     }
 
+    /// Checks that `bytes` are a whole, undamaged delta file this build can read, without
+    /// a store: what a tool does before creating a store to import a file into.
+    ///
+    /// ```swift
+    /// try Store.checkDelta(bytes)       // throws .truncated for a file still being copied
+    /// let store = try Store(directory: path)
+    /// ```
+    ///
+    /// Whether the file fits a given store (its store ID, its sender) is only known to
+    /// ``importDelta(_:)``.
+    ///
+    /// - Parameter bytes: The file's bytes.
+    /// - Throws: ``DeltaFileError`` naming what is wrong.
+    public static func checkDelta(_ bytes: [UInt8]) throws(DeltaFileError) {
+        _ = try DeltaFile.decode(bytes)
+    }
+
     /// Imports a delta file already decoded and checked (the sync folder checks a file
     /// against its name first).
     func importDelta(decoded file: DeltaFile) throws -> MergeReport {

@@ -77,9 +77,14 @@ public final class Store: Sendable {
     /// - Parameters:
     ///   - directory: The store's directory. Keep it out of synced folders.
     ///   - options: Durability, map size, record types.
-    /// - Throws: ``StoreError`` for a damaged or incompatible store, or an `LMDBError`
+    /// - Throws: ``StoreError`` for a damaged or incompatible store or a `directory` that is
+    ///   a file (``StoreError/notADirectory(_:)``), or an `LMDBError`
     ///   (for example `.alreadyOpen` when this process has it open already).
     public init(directory: String, options: Options = Options()) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StoreError.notADirectory(directory)
+        }
         if options.access == .readWrite {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }

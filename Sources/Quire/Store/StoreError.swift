@@ -28,6 +28,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedFormat(found: Int, supported: Int)
     /// The store was closed.
     case closed
+    /// The path given as the store's directory names a file (or something else that is
+    /// not a directory).
+    case notADirectory(String)
 
     /// A sentence naming the problem and what to do.
     public var description: String {
@@ -39,7 +42,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .validationFailed(let type, let problem):
             "invalid \(type): \(problem); nothing was written"
         case .invalidName(let name, let reason):
-            "invalid name \(name.debugDescription): \(reason)"
+            "invalid name \(Self.abbreviated(name).debugDescription): \(reason)"
         case .encodingFailed(let type, let problem):
             "cannot store a \(type): \(problem)"
         case .decodingFailed(let record, let type, let problem):
@@ -49,14 +52,41 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .hierarchy(let error):
             "hierarchy: \(error)"
         case .corrupt(let database, let problem):
-            "a value in \(database) is damaged (\(problem)); restore the store from a backup or re-sync it from another replica"
+            "a value in \(database) is damaged (\(Self.innermost(problem))); \(Self.corruptRemedy)"
         case .invalidChange(let problem):
             "refused a change from another replica: \(problem); the store is unchanged"
         case .unsupportedFormat(let found, let supported):
             "the store has format version \(found); this build reads version \(supported) — open it with a matching version of Quire"
         case .closed:
             "the store is closed"
+        case .notADirectory(let path):
+            "\(path) is a file, not a store directory; give the directory that holds the store (data.mdb), or a new path for a new store"
         }
+    }
+}
+
+extension StoreError {
+    /// What to do about a damaged value.
+    static let corruptRemedy = "restore the store from a backup or re-sync it from another replica"
+
+    /// `problem` without the descriptions of damaged values wrapped around it: a problem
+    /// found while reading a value is often reported by each layer that read it, and the
+    /// message says it once ("a value in changes is damaged (x)", not "(… (… (x)))").
+    static func innermost(_ problem: String) -> String {
+        var problem = problem
+        let suffix = "); " + corruptRemedy
+        while problem.hasSuffix(suffix), let start = problem.range(of: "a value in "),
+              let open = problem.range(of: " is damaged (", range: start.upperBound..<problem.endIndex) {
+            problem = String(problem[..<start.lowerBound])
+                + String(problem[open.upperBound..<problem.index(problem.endIndex, offsetBy: -suffix.count)])
+        }
+        return problem
+    }
+
+    /// A name as an error repeats it: up to 60 characters, else its first 60, "…" and
+    /// its length.
+    static func abbreviated(_ name: String) -> String {
+        name.count > 60 ? String(name.prefix(60)) + "… (\(name.count) characters)" : name
     }
 }
 

@@ -10,7 +10,7 @@ enum FileAccess {
     static func file<R: StoreReading & ~Copyable>(_ path: String, _ tx: borrowing R) throws -> BinderNode {
         let node = try BinderPath.resolve(path, tx)
         guard node.kind == .file else {
-            throw AppError("'\(path)' is a \(node.kind.rawValue), not a file; see its contents with 'quire tree \(path.shellQuoted)'")
+            throw AppError("'\(path.abbreviated)' is a \(node.kind.rawValue), not a file; see its contents with \(SuggestedCommand.quire("tree", .value(path)))")
         }
         return node
     }

@@ -108,7 +108,7 @@ struct ClueListCommand: Command {
             }
         }
         if asJSON { return context.output.writeLine(try AppJSON.text(entries)) }
-        if entries.isEmpty { context.output.writeLine("note \(note) has no clues yet; add one with 'quire cards clue add \(note.shellQuoted) TEXT'") }
+        if entries.isEmpty { context.output.writeLine("note \(note) has no clues yet; add one with \(SuggestedCommand.quire("cards", "clue", "add", .value(note), "TEXT"))") }
         for entry in entries { context.output.writeLine("\(entry.index). \(entry.text.visibleOnOneLine)") }
     }
 }

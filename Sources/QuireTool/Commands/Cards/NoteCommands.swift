@@ -113,7 +113,7 @@ struct NoteListCommand: Command {
             }
         }
         if asJSON { return context.output.writeLine(try AppJSON.text(entries)) }
-        if entries.isEmpty { context.output.writeLine("'\(title)' has no notes yet; add one with 'quire cards note add \(title.shellQuoted) --answer TEXT'") }
+        if entries.isEmpty { context.output.writeLine("'\(title)' has no notes yet; add one with \(SuggestedCommand.quire("cards", "note", "add", .value(title), "--answer", "TEXT"))") }
         for entry in entries {
             context.output.writeLine("\(entry.index). \(entry.answer.visibleOnOneLine)  (\(entry.clues.count == 1 ? "1 clue" : "\(entry.clues.count) clues"))")
         }
