@@ -20,6 +20,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case text(TextID, TextError)
     /// A hierarchy change was refused (a move into its own subtree, an unknown node …).
     case hierarchy(TreeError)
+    /// ``StoreWriter/restore(_:)`` cannot tell where to put the record back.
+    case notRestorable(RecordID, reason: String)
     /// A stored value does not decode: the file is damaged or from an incompatible version.
     case corrupt(database: String, problem: String)
     /// A change from another replica is malformed or contradicts what this store has.
@@ -48,6 +50,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "text \(text): \(error)"
         case .hierarchy(let error):
             "hierarchy: \(error)"
+        case .notRestorable(let id, let reason):
+            "cannot restore \(id) to where it was deleted from: \(reason)"
         case .corrupt(let database, let problem):
             "a value in \(database) is damaged (\(problem)); restore the store from a backup or re-sync it from another replica"
         case .invalidChange(let problem):

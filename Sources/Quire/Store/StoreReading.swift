@@ -138,15 +138,44 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
-    /// All records of `type`, sorted by `key`.
+    /// All records of `type` kept by `isIncluded`, sorted by `key`; records in the trash
+    /// only when asked for.
     ///
     /// ```swift
     /// let byName = try tx.all(Project.self, sortedBy: \.name)
+    /// let newestPoetry = try tx.all(Project.self, sortedBy: \.created, ascending: false) { $0.type == .poetry }
+    /// let caseless = try tx.all(Project.self, sortedBy: \.name.localizedLowercase)
     /// ```
+    ///
+    /// The sort is stable: records with equal keys stay in ID order. Any key path to a
+    /// `Comparable` value works, computed properties included (map an optional field to a
+    /// non-optional one in a computed property to sort by it).
+    ///
+    /// - Parameters:
+    ///   - type: The record type.
+    ///   - includingDeleted: Include records in the trash.
+    ///   - key: What to sort by.
+    ///   - ascending: Smallest key first (default), or largest first.
+    ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Returns: The kept records, sorted.
+    /// - Throws: As ``all(_:includingDeleted:where:)``.
+    /// - Complexity: O(*n* + *k* log *k*) for *n* records in the store and *k* kept.
     public func all<T: Record, Key: Comparable>(
-        _ type: T.Type, sortedBy key: KeyPath<T, Key>, ascending: Bool = true
+        _ type: T.Type, includingDeleted: Bool = false, sortedBy key: KeyPath<T, Key>, ascending: Bool = true,
+        where isIncluded: (T) throws -> Bool = { _ in true }
     ) throws -> [Stored<T>] {
-        try all(type).sorted { ascending ? $0.value[keyPath: key] < $1.value[keyPath: key] : $0.value[keyPath: key] > $1.value[keyPath: key] }
+        Self.sorted(try all(type, includingDeleted: includingDeleted, where: isIncluded), by: key, ascending: ascending)
+    }
+
+    /// `records` sorted by `key`, ties in their given order.
+    private static func sorted<T: Record, Key: Comparable>(
+        _ records: [Stored<T>], by key: KeyPath<T, Key>, ascending: Bool
+    ) -> [Stored<T>] {
+        let keyed = records.enumerated().map { (place: $0.offset, key: $0.element.value[keyPath: key], record: $0.element) }
+        return keyed.sorted { a, b in
+            if a.key != b.key { return ascending ? a.key < b.key : b.key < a.key }
+            return a.place < b.place
+        }.map(\.record)
     }
 
     /// The type name of the record `id`, or `nil` when there is none.
@@ -159,12 +188,62 @@ extension StoreReading where Self: ~Copyable {
         _state.tree.children(of: parent?.node ?? .root).map(RecordID.init)
     }
 
-    /// The children of `parent` that are records of `type`, in sibling order.
-    public func children<T: Record>(of parent: RecordID?, ofType type: T.Type) throws -> [Stored<T>] {
-        try children(of: parent).compactMap { id in
-            guard _state.record(id)?.type == T.typeName else { return nil }
-            return Stored(id: id, value: try record(T.self, id))
+    /// The children of `parent` that are records of `type` and that `isIncluded` keeps, in
+    /// sibling order.
+    ///
+    /// ```swift
+    /// let folders = try tx.children(of: project, ofType: Folder.self)
+    /// let drafts = try tx.children(of: folder, ofType: File.self) { $0.status == "draft" }
+    /// ```
+    ///
+    /// Children of other types are left out. The children of a deleted record are listed
+    /// too (they are in the trash with it); the trash's own children are ``trash``.
+    ///
+    /// - Parameters:
+    ///   - parent: The parent record; `nil` for the top level.
+    ///   - type: The record type.
+    ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Returns: The kept children, in sibling order.
+    /// - Throws: ``StoreError/decodingFailed(record:type:problem:)`` for a child of the
+    ///   type that does not decode, or what `isIncluded` throws.
+    /// - Complexity: O(*k*) for *k* children.
+    public func children<T: Record>(
+        of parent: RecordID?, ofType type: T.Type, where isIncluded: (T) throws -> Bool = { _ in true }
+    ) throws -> [Stored<T>] {
+        var result: [Stored<T>] = []
+        for id in children(of: parent) {
+            guard let stored = _state.record(id), stored.type == T.typeName else { continue }
+            let value = try RecordFields.decode(T.self, from: stored.values, id: id)
+            if try isIncluded(value) { result.append(Stored(id: id, value: value)) }
         }
+        return result
+    }
+
+    /// The children of `parent` that are records of `type` and that `isIncluded` keeps,
+    /// sorted by `key`.
+    ///
+    /// ```swift
+    /// let byName = try tx.children(of: draft, ofType: File.self, sortedBy: \.name)
+    /// let unrated = try tx.children(of: draft, ofType: File.self, sortedBy: \.name) { $0.rating == nil }
+    /// ```
+    ///
+    /// The sort is stable: children with equal keys stay in sibling order. The stored
+    /// sibling order is untouched (use ``StoreWriter/reorder(_:to:)`` to change it).
+    ///
+    /// - Parameters:
+    ///   - parent: The parent record; `nil` for the top level.
+    ///   - type: The record type.
+    ///   - key: What to sort by.
+    ///   - ascending: Smallest key first (default), or largest first.
+    ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Returns: The kept children, sorted.
+    /// - Throws: As ``children(of:ofType:where:)``.
+    /// - Complexity: O(*k* log *k*) for *k* children.
+    public func children<T: Record, Key: Comparable>(
+        of parent: RecordID?, ofType type: T.Type, sortedBy key: KeyPath<T, Key>, ascending: Bool = true,
+        where isIncluded: (T) throws -> Bool = { _ in true }
+    ) throws -> [Stored<T>] {
+        Self.sorted(try children(of: parent, ofType: type, where: isIncluded), by: key, ascending: ascending)
     }
 
     /// The children of the trash: records deleted (with their subtrees), restorable.
@@ -174,6 +253,37 @@ extension StoreReading where Self: ~Copyable {
     public func parent(of id: RecordID) -> RecordID? {
         guard let parent = _state.tree.parent(of: id.node), !parent.isFixed else { return nil }
         return RecordID(parent)
+    }
+
+    /// Where a record in the trash was deleted from: its parent then and its index among
+    /// that parent's children now. ``StoreWriter/restore(_:)`` puts it back there.
+    ///
+    /// ```swift
+    /// try store.write { tx in try tx.delete(chapter) }
+    /// try store.read { tx in tx.deletedFrom(chapter) }   // RecordPlace(parent: draft, index: 2)
+    /// ```
+    ///
+    /// Read from the hierarchy's move log (the move before the delete), so it holds on
+    /// every replica after a merge and after reopening. The index is where the record's
+    /// old sibling position falls among the parent's current children: the old index when
+    /// the siblings are unchanged, and still between its old neighbours when others were
+    /// added, removed or restored since.
+    ///
+    /// - Parameter id: A record in the trash, deleted itself (one of ``trash``).
+    /// - Returns: `nil` when `id` is not itself in the trash (live, unknown, or inside a
+    ///   deleted record: ask about that one), or was created there.
+    /// - Complexity: O(log *n* + *k*) for *n* hierarchy operations and *k* children of the
+    ///   old parent.
+    public func deletedFrom(_ id: RecordID) -> RecordPlace? {
+        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        return RecordPlace(parent: place.parent == .root ? nil : RecordID(place.parent), index: place.index)
+    }
+
+    /// The place ``StoreWriter/restore(_:)`` puts `id` back: ``deletedFrom(_:)`` with the
+    /// old position key.
+    func placeBeforeDeletion(of id: RecordID) -> (parent: NodeID, position: PositionKey)? {
+        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        return (place.parent, place.position)
     }
 
     /// Whether `id` is in the trash (deleted itself or inside a deleted subtree).
