@@ -30,6 +30,7 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is of
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
+        _state.learnTexts(T.self)
         guard let record = _state.record(id) else { return nil }
         guard record.type == T.typeName else { throw .wrongType(id, expected: T.typeName, actual: record.type) }
         return try RecordFields.decode(T.self, from: record.values, id: id)
@@ -128,6 +129,7 @@ extension StoreReading where Self: ~Copyable {
 
     /// Every record of `type` (live, or also deleted), in ID order, decoded or not.
     private func decodeAll<T: Record>(_ type: T.Type, includingDeleted: Bool) -> [(RecordID, Result<T, StoreError>)] {
+        _state.learnTexts(T.self)
         var ids: [RecordID] = []
         for (id, record) in _state.records where record.type == T.typeName {
             guard includingDeleted ? _state.tree.contains(id.node) : _state.isLive(id) else { continue }
@@ -210,6 +212,7 @@ extension StoreReading where Self: ~Copyable {
     public func children<T: Record>(
         of parent: RecordID?, ofType type: T.Type, where isIncluded: (T) throws -> Bool = { _ in true }
     ) throws -> [Stored<T>] {
+        _state.learnTexts(T.self)
         var result: [Stored<T>] = []
         for id in children(of: parent) {
             guard let stored = _state.record(id), stored.type == T.typeName else { continue }
@@ -320,8 +323,12 @@ extension StoreReading where Self: ~Copyable {
     // MARK: Texts
 
     /// The whole text; empty when it was never written.
+    ///
+    /// - Throws: ``StoreError/undeclaredText(_:type:declared:)`` when the record's type
+    ///   declares its ``Record/texts`` and this is not one of them (so do the other reads
+    ///   and every edit of a text).
     public func string(of text: TextID) throws -> String {
-        try _state.existingText(text)?.text.string ?? ""
+        try declaredText(text)?.text.string ?? ""
     }
 
     /// Part of the text.
@@ -333,7 +340,7 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/text(_:_:)`` for a range outside the text or inside a character.
     /// - Complexity: O(log *n* + *k*).
     public func string(of text: TextID, in range: Range<Int>, unit: TextUnit = .unicodeScalars) throws -> String {
-        guard let stored = try _state.existingText(text) else {
+        guard let stored = try declaredText(text) else {
             if range.isEmpty && range.lowerBound == 0 { return "" }
             throw StoreError.text(text, .positionOutOfRange(range.upperBound, count: 0, unit: unit))
         }
@@ -342,11 +349,18 @@ extension StoreReading where Self: ~Copyable {
 
     /// The length of the text in `unit`s. O(1).
     public func length(of text: TextID, unit: TextUnit = .unicodeScalars) throws -> Int {
-        try _state.existingText(text)?.text.count(in: unit) ?? 0
+        try declaredText(text)?.text.count(in: unit) ?? 0
+    }
+
+    /// The text, after checking its name against its record type's ``Record/texts``;
+    /// `nil` when it was never written.
+    private func declaredText(_ text: TextID) throws -> StoredText? {
+        try _state.checkDeclared(text)
+        return try _state.existingText(text)
     }
 
     /// The number of words in the text (runs of letters and digits).
     public func wordCount(of text: TextID) throws -> Int {
-        try _state.existingText(text)?.text.wordCount ?? 0
+        try declaredText(text)?.text.wordCount ?? 0
     }
 }

@@ -177,7 +177,9 @@ public struct StoreWriter: StoreReading, ~Copyable {
     ///   - position: An offset in `unit`s, `0...length`.
     ///   - unit: Unicode scalars (default), UTF-16 code units or UTF-8 bytes.
     ///   - text: A text of an existing record; created empty on first edit.
-    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``.
+    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``,
+    ///   ``StoreError/undeclaredText(_:type:declared:)`` for a name the record's type does
+    ///   not declare in ``Record/texts``.
     /// - Complexity: O(log *n*) in the text's runs.
     public func insert(_ string: String, at position: Int, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
         try editText(text) { replicated throws(TextError) in try replicated.insert(string, at: position, unit: unit) }
@@ -295,6 +297,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     private func editText(_ id: TextID, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
         guard _state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
+        try _state.checkDeclared(id)
         // The change log names a text by its field name, which it reads back only this long.
         guard id.field.utf8.count <= Change.maximumNameLength else {
             throw StoreError.invalidName(id.field, reason: "a text's field name is at most \(Change.maximumNameLength) bytes of UTF-8")
