@@ -31,7 +31,8 @@ public final class Store: Sendable {
     /// This replica's ID, chosen at random when the store was created.
     public let replica: ReplicaID
     /// The store's lineage, shared by all its replicas. A new store that has made no
-    /// change takes the lineage of the first full delta file it imports.
+    /// change takes the lineage of the first full delta file it imports; one that has
+    /// only its own changes, when it imports with ``importDelta(_:joiningLineage:)``.
     public var storeID: StoreID {
         (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
     }
