@@ -124,6 +124,14 @@ public final class Store: Sendable {
     ///
     /// What another process committed before the read began is visible.
     ///
+    /// To factor reads into functions, pass the transaction as a `borrowing` parameter —
+    /// `func f<Tx: StoreReading & ~Copyable>(…, in tx: borrowing Tx)` works in `read` and
+    /// `write` alike. Do not declare a local `func` (or a closure stored in a `let`)
+    /// inside the body that *captures* `tx`: Swift 6.3.1 crashes compiling it
+    /// (`MoveOnlyChecker`, signal 11). Inline closures passed directly (`ids.map { try
+    /// tx.record(Note.self, $0) }`) are fine. See "Helper functions over a transaction"
+    /// in `docs/store.md`.
+    ///
     /// - Parameter body: Reads through the transaction; must not call the store.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``StoreError/closed``.

@@ -4,6 +4,19 @@ import QuireCore
 ///
 /// Everything read reflects the transaction's view: in a ``StoreWriter``, its own
 /// writes so far included.
+///
+/// Write helpers generic over it to use them in reads and writes alike, taking the
+/// transaction as `borrowing`:
+///
+/// ```swift
+/// func title<Tx: StoreReading & ~Copyable>(of id: RecordID, in tx: borrowing Tx) throws -> String {
+///     try tx.record(Note.self, id).title
+/// }
+/// let titles = try store.read { tx in try ids.map { try title(of: $0, in: tx) } }
+/// ```
+///
+/// Never a local `func` inside a transaction body that captures `tx`: Swift 6.3.1
+/// crashes compiling it (`MoveOnlyChecker`, signal 11); pass `tx` as a parameter instead.
 public protocol StoreReading: ~Copyable {
     /// The store's contents; an implementation detail.
     var _state: StoreState { get }
