@@ -115,6 +115,13 @@ struct StoreCommandTests {
             let imported = try QuireExecutable.run(["import", "--store", mine, delta])
             #expect(imported.status == 1)
             #expect(imported.standardError.contains("refused: the delta file belongs to store"))
+            // `mine` has only its own changes: it says how to join, and --join does.
+            #expect(imported.standardError.contains("wrote to it before its first sync"))
+            #expect(imported.standardError.contains("'quire import --join'"))
+            let joined = try QuireExecutable.run(["import", "--store", mine, "--join", delta])
+            #expect(joined.status == 0, "\(joined.standardError)")
+            #expect(joined.standardOutput.contains("1 applied, 0 already known, 0 pending"))
+            #expect(try status(of: mine)["store_id"] as? String == status(of: theirs)["store_id"] as? String)
         }
     }
 

@@ -35,6 +35,31 @@ public protocol Record: Codable, Sendable {
     /// reported as a ``NameClash``.
     static var siblingNameField: String? { get }
 
+    /// The names of the texts a record of this type owns (``RecordID/text(_:)``), or `nil`
+    /// (the default) to allow any name.
+    ///
+    /// Declare them and a misspelt name is an error instead of a new, empty text: reading
+    /// or editing a text whose name is not declared throws
+    /// ``StoreError/undeclaredText(_:type:declared:)``. Declare `[]` for a type without
+    /// texts. Texts that merges bring are never refused, so a newer app version may add
+    /// a text an older one does not declare.
+    ///
+    /// ```swift
+    /// struct File: Record {
+    ///     static let typeName = "writing.file"
+    ///     static let texts: Set<String>? = ["content"]
+    ///     var name: String
+    /// }
+    /// try tx.insert("Hi", at: 0, in: file.text("contnet"))   // throws undeclaredText
+    /// ```
+    ///
+    /// A store checks a type's texts once it knows the Swift type: pass it in
+    /// ``Store/Options/recordTypes`` (or ``Store/register(_:)``), or use it in a read or
+    /// write of this store. When several Swift types share a ``typeName`` (two app
+    /// versions in one process), a name declared by either is accepted, and `nil` in
+    /// either accepts all.
+    static var texts: Set<String>? { get }
+
     /// Checks the record before it is written; throw to refuse the write.
     ///
     /// A failed validation leaves the store exactly as it was: nothing of the transaction
@@ -44,6 +69,7 @@ public protocol Record: Codable, Sendable {
 
 extension Record {
     public static var siblingNameField: String? { nil }
+    public static var texts: Set<String>? { nil }
     public func validate() throws {}
 }
 

@@ -31,7 +31,8 @@ public final class Store: Sendable {
     /// This replica's ID, chosen at random when the store was created.
     public let replica: ReplicaID
     /// The store's lineage, shared by all its replicas. A new store that has made no
-    /// change takes the lineage of the first full delta file it imports.
+    /// change takes the lineage of the first full delta file it imports; one that has
+    /// only its own changes, when it imports with ``importDelta(_:joiningLineage:)``.
     public var storeID: StoreID {
         (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
     }
@@ -130,6 +131,14 @@ public final class Store: Sendable {
     /// ```
     ///
     /// What another process committed before the read began is visible.
+    ///
+    /// To factor reads into functions, pass the transaction as a `borrowing` parameter —
+    /// `func f<Tx: StoreReading & ~Copyable>(…, in tx: borrowing Tx)` works in `read` and
+    /// `write` alike. Do not declare a local `func` (or a closure stored in a `let`)
+    /// inside the body that *captures* `tx`: Swift 6.3.1 crashes compiling it
+    /// (`MoveOnlyChecker`, signal 11). Inline closures passed directly (`ids.map { try
+    /// tx.record(Note.self, $0) }`) are fine. See "Helper functions over a transaction"
+    /// in `docs/store.md`.
     ///
     /// - Parameter body: Reads through the transaction; must not call the store.
     /// - Returns: What `body` returns.

@@ -18,8 +18,13 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case decodingFailed(record: RecordID, type: String, problem: String)
     /// A text edit was refused (a position outside the text, a split character …).
     case text(TextID, TextError)
+    /// A text name the record's type does not declare (see ``Record/texts``): most
+    /// likely a misspelt name.
+    case undeclaredText(TextID, type: String, declared: [String])
     /// A hierarchy change was refused (a move into its own subtree, an unknown node …).
     case hierarchy(TreeError)
+    /// ``StoreWriter/restore(_:)`` cannot tell where to put the record back.
+    case notRestorable(RecordID, reason: String)
     /// A stored value does not decode: the file is damaged or from an incompatible version.
     case corrupt(database: String, problem: String)
     /// A change from another replica is malformed or contradicts what this store has.
@@ -49,8 +54,14 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "record \(record) does not decode as \(type) (\(problem)); check the type's Codable conformance against what older versions wrote"
         case .text(let text, let error):
             "text \(text): \(error)"
+        case .undeclaredText(let text, let type, let declared):
+            "record \(text.record) is a \(type), whose texts are "
+                + (declared.isEmpty ? "none" : declared.map(\.debugDescription).joined(separator: ", "))
+                + "; \(text.field.debugDescription) is not one of them — check the name, or add it to the type's `texts`"
         case .hierarchy(let error):
             "hierarchy: \(error)"
+        case .notRestorable(let id, let reason):
+            "cannot restore \(id) to where it was deleted from: \(reason)"
         case .corrupt(let database, let problem):
             "a value in \(database) is damaged (\(Self.innermost(problem))); \(Self.corruptRemedy)"
         case .invalidChange(let problem):

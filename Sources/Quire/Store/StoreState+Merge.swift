@@ -1,3 +1,4 @@
+import LMDB
 import QuireCore
 
 extension StoreState {
@@ -14,6 +15,7 @@ extension StoreState {
         var newlyPending: Set<ChangeID> = []
 
         var treeBatch: [TreeOperation] = []
+        var incomingTexts: [TextID: IncomingTextEdits] = [:]
         func isReady(_ change: IncomingChange) -> Bool {
             change.id.counter == version[change.id.replica]
                 && change.dependencies.counters.allSatisfy { version[$0.key] >= $0.value }
@@ -25,7 +27,7 @@ extension StoreState {
                 try self.nextTextCounter(of: id.replica, in: text)
             }
             noteNames(of: resolved)
-            try apply(resolved, knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
+            try apply(resolved, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
             if pending[id] != nil { session?.pendingRemoved.insert(id) }
             newlyPending.remove(id)
             version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
@@ -84,6 +86,7 @@ extension StoreState {
             let treeReport = tree.apply(treeBatch)
             report.skippedMoves = treeReport.skipped.count
         }
+        report.overlappingEdits = try overlappingEdits(incomingTexts)
         pending = queue
         session?.pendingAdded = newlyPending
         report.pending = queue.keys.sorted()
@@ -133,7 +136,8 @@ extension StoreState {
     }
 
     private func apply(
-        _ change: Change, knowledge: VersionVector, treeBatch: inout [TreeOperation], report: inout MergeReport
+        _ change: Change, knowledge: VersionVector, treeBatch: inout [TreeOperation],
+        texts incomingTexts: inout [TextID: IncomingTextEdits], report: inout MergeReport
     ) throws(StoreError) {
         for operation in change.operations {
             switch operation {
@@ -176,6 +180,10 @@ extension StoreState {
                     throw .invalidChange("change \(change.id), text \(id): operations refer to text this store does not have")
                 }
                 report.changedTexts.insert(id)
+                var seenThen = change.dependencies
+                seenThen.formUnion(VersionVector([change.id.replica: change.endCounter]))
+                incomingTexts[id, default: IncomingTextEdits()].operations += operations
+                incomingTexts[id, default: IncomingTextEdits()].seen.formUnion(seenThen)
             }
         }
         // No valid replica places in the hierarchy a record it has not got, or under one:
@@ -188,6 +196,60 @@ extension StoreState {
                 throw .invalidChange("change \(change.id) moves \(RecordID(move.node)) under \(RecordID(move.parent)), but there is no such record")
             }
         }
+    }
+
+    /// The passages of each text that the merged changes and this store's own changes
+    /// since their common version both changed (see ``OverlappingEdit``).
+    ///
+    /// This store's side is the text operations of the logged changes the incoming side
+    /// had not seen (`seen`: the union of what the incoming changes of the text were made
+    /// on, their own replicas' earlier changes included); the log is scanned once, from
+    /// the oldest such version.
+    private func overlappingEdits(_ incoming: [TextID: IncomingTextEdits]) throws(StoreError) -> [OverlappingEdit] {
+        guard !incoming.isEmpty else { return [] }
+        // Per replica, the lowest counter any text's incoming side had not seen.
+        var from: [ReplicaID: UInt64] = [:]
+        for (replica, next) in meta.version.counters {
+            let lowest = incoming.values.map { $0.seen[replica] }.min() ?? next
+            if lowest < next { from[replica] = lowest }
+        }
+        var local: [TextID: [TextOperation]] = [:]
+        let layout = layout
+        do {
+            try environment.read { tx in
+                for (replica, first) in from.sorted(by: { $0.key < $1.key }) {
+                    let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: first))
+                    let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
+                    var failure: StoreError?
+                    try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
+                        do throws(StoreError) {
+                            let change = try decodeLogEntry(key: key, value: value)
+                            for case .text(let text, let operations) in change.operations {
+                                guard let side = incoming[text], change.id.counter >= side.seen[replica] else { continue }
+                                local[text, default: []] += operations
+                            }
+                        } catch {
+                            failure = error
+                            return .stop
+                        }
+                        return .continue
+                    }
+                    if let failure { throw failure }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt(database: layout.changes.name, problem: "\(error)")
+        }
+        var result: [OverlappingEdit] = []
+        for text in local.keys.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
+            guard let stored = texts[text], let theirs = incoming[text] else { continue }
+            for overlap in stored.text.overlappingEdits(local[text]!, theirs.operations) {
+                result.append(OverlappingEdit(text: text, range: overlap.range, utf16Range: overlap.utf16Range))
+            }
+        }
+        return result
     }
 
     /// Sibling-name clashes under the parents of the records a merge touched.
@@ -222,6 +284,12 @@ extension StoreState {
         names[replica] = table
         session?.learnedNames[replica, default: []] += learned
     }
+}
+
+/// The text operations a merge brings to one text, and what their changes were made on.
+struct IncomingTextEdits {
+    var operations: [TextOperation] = []
+    var seen = VersionVector()
 }
 
 extension IncomingChange {

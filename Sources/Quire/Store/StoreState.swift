@@ -37,6 +37,11 @@ public final class StoreState: @unchecked Sendable {
     /// Record type name → its ``Record/siblingNameField``, as learned from the types
     /// used; kept in the store.
     var nameFields: [String: String] = [:]
+    /// Record type name → the texts its Swift types declare (``Record/texts``), learned
+    /// from the types used in this process; type names some type declared `nil` for
+    /// accept any text. Not stored: it describes the code, not the data.
+    var declaredTexts: [String: Set<String>] = [:]
+    var anyTextTypes: Set<String> = []
     /// Set by ``Store/close()``.
     var isClosed = false
     /// This replica's undo and redo steps.
@@ -157,8 +162,30 @@ struct WriteSession {
 }
 
 extension StoreState {
+    /// Notes `type`'s declared texts (see ``Record/texts``).
+    func learnTexts(_ type: any Record.Type) {
+        guard !anyTextTypes.contains(type.typeName) else { return }
+        guard let texts = type.texts else {
+            anyTextTypes.insert(type.typeName)
+            declaredTexts[type.typeName] = nil
+            return
+        }
+        if let known = declaredTexts[type.typeName], known.isSuperset(of: texts) { return }
+        declaredTexts[type.typeName, default: []].formUnion(texts)
+    }
+
+    /// Throws when `text`'s record is of a type that declares its texts and `text` is not
+    /// one of them.
+    func checkDeclared(_ text: TextID) throws(StoreError) {
+        guard let type = records[text.record]?.type, let declared = declaredTexts[type],
+            !declared.contains(text.field)
+        else { return }
+        throw .undeclaredText(text, type: type, declared: declared.sorted())
+    }
+
     /// Notes `type`'s sibling-name field inside a write; the commit stores it.
     func learn(_ type: any Record.Type) {
+        learnTexts(type)
         guard nameFields[type.typeName] != type.siblingNameField else { return }
         if session?.savedNameFields == nil { session?.savedNameFields = nameFields }
         nameFields[type.typeName] = type.siblingNameField
@@ -166,6 +193,7 @@ extension StoreState {
 
     /// Notes and stores the sibling-name fields of `types` outside a write.
     func register(_ types: [any Record.Type]) throws {
+        for type in types { learnTexts(type) }
         func adding(to fields: [String: String]) -> [String: String] {
             var learned = fields
             for type in types { learned[type.typeName] = type.siblingNameField }

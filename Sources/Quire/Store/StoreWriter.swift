@@ -117,7 +117,48 @@ public struct StoreWriter: StoreReading, ~Copyable {
         try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.delete(id.node) }
     }
 
+    /// Puts a record in the trash back where it was deleted from: under its old parent, at
+    /// its old index (see ``StoreReading/deletedFrom(_:)``).
+    ///
+    /// ```swift
+    /// try store.write { tx in try tx.delete(chapter) }
+    /// try store.write { tx in try tx.restore(chapter) }   // back in Draft, where it was
+    /// ```
+    ///
+    /// - Parameter id: A record deleted itself (one of ``StoreReading/trash``).
+    /// - Throws: ``StoreError/notRestorable(_:reason:)`` when `id` is not itself in the
+    ///   trash (live, unknown, or inside a deleted record: restore that one), was created
+    ///   there, or was deleted from a record that is in the trash itself (restore that
+    ///   first, or give a destination with ``restore(_:to:at:)``).
+    public func restore(_ id: RecordID) throws {
+        guard let place = placeBeforeDeletion(of: id) else {
+            let reason: String
+            if _state.tree.parent(of: id.node) == .deletedRoot {
+                reason = "it was created in the trash, so it has no place to go back to; give one: restore(\(id), to: parent)"
+            } else if isDeleted(id), let deleted = path(of: id).first(where: { _state.tree.parent(of: $0.node) == .deletedRoot }) {
+                reason = "it is inside the deleted record \(deleted); restore that one"
+            } else if _state.tree.contains(id.node) {
+                reason = "it is not in the trash"
+            } else {
+                reason = "there is no such record in this store"
+            }
+            throw StoreError.notRestorable(id, reason: reason)
+        }
+        if place.parent != .root, isDeleted(RecordID(place.parent)) {
+            throw StoreError.notRestorable(
+                id, reason: "it was deleted from \(RecordID(place.parent)), which is in the trash itself; restore that first, or give another parent: restore(\(id), to: parent)")
+        }
+        // Its old position key puts it back between its old neighbours, wherever they are now.
+        try hierarchy { tree throws(TreeError) in try tree.move(id.node, to: place.parent, position: place.position) }
+    }
+
     /// Moves a record out of the trash under `parent` (`nil`: the top level).
+    ///
+    /// - Parameters:
+    ///   - id: The record to restore.
+    ///   - parent: The new parent; `nil` for the top level.
+    ///   - index: The position among the new siblings; `nil` for the end.
+    /// - Throws: ``StoreError/hierarchy(_:)`` for an unknown record or parent.
     public func restore(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
         try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.restore(id.node, to: parent?.node ?? .root, at: index) }
     }
@@ -136,7 +177,9 @@ public struct StoreWriter: StoreReading, ~Copyable {
     ///   - position: An offset in `unit`s, `0...length`.
     ///   - unit: Unicode scalars (default), UTF-16 code units or UTF-8 bytes.
     ///   - text: A text of an existing record; created empty on first edit.
-    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``.
+    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``,
+    ///   ``StoreError/undeclaredText(_:type:declared:)`` for a name the record's type does
+    ///   not declare in ``Record/texts``.
     /// - Complexity: O(log *n*) in the text's runs.
     public func insert(_ string: String, at position: Int, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
         let typing = TypingRun(text: text, replacing: position..<position, with: string, unit: unit)
@@ -233,6 +276,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// for anything else).
     func editText(_ id: TextID, typing: TypingRun?, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
         guard _state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
+        try _state.checkDeclared(id)
         // The change log names a text by its field name, which it reads back only this long.
         guard id.field.utf8.count <= Change.maximumNameLength else {
             throw StoreError.invalidName(id.field, reason: "a text's field name is at most \(Change.maximumNameLength) bytes of UTF-8")

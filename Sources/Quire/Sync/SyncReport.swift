@@ -50,6 +50,7 @@ public struct SyncReport: Hashable, Sendable {
             merged.changedTexts.formUnion(report.changedTexts)
             merged.movedNodes.formUnion(report.movedNodes)
             merged.overwritten += report.overwritten
+            merged.overlappingEdits += report.overlappingEdits  // each in the text as its import left it
             merged.skippedMoves += report.skippedMoves
             for clash in report.nameClashes where !merged.nameClashes.contains(clash) { merged.nameClashes.append(clash) }
         }

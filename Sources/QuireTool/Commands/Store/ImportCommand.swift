@@ -5,7 +5,7 @@ import Quire
 struct ImportCommand: Command {
     static let name = "import"
     static let summary = "Import delta files from other replicas and print what each changed."
-    static let usage = "[--store DIR] FILE..."
+    static let usage = "[--store DIR] [--join] FILE..."
     static let discussion = """
         Imports each delta file in one transaction of its own: all of it or nothing.
         Creates the store when DIR holds none yet (a new replica joins the lineage of
@@ -16,13 +16,19 @@ struct ImportCommand: Command {
 
         A file that is refused (damaged, truncated, from another store ...) leaves the
         store as it was; its reason is printed, the other files are still imported,
-        and the command exits 1. On a terminal, a progress bar shows on standard error
+        and the command exits 1.
+
+        A store that wrote before its first import is a store of its own, and refuses
+        another store's files; with --join, it takes the lineage of such a file and
+        merges it, its own changes included (only while it holds no other device's
+        changes). On a terminal, a progress bar shows on standard error
         for imports of more than 16 files or 1 MB.
 
         Example:
           quire import --store ~/Notes.quire from-laptop.qdelta from-phone.qdelta
         """
-    static var options: [Option] { [StoreLocation.option] }
+    static let join = Option.flag("join", help: "Let a store that has only its own changes join the file's store.")
+    static var options: [Option] { [StoreLocation.option, join] }
 
     /// More files than this, or more bytes than ``progressBytes``, show a progress bar.
     static let progressFiles = 16
@@ -30,9 +36,11 @@ struct ImportCommand: Command {
 
     var store: String?
     var files: [String]
+    var joining: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
+        joining = arguments.flag(Self.join)
         files = try arguments.remainingPositionals(named: "FILE").map { value throws(UsageError) in try value.path() }
         guard !files.isEmpty else { throw .missingArgument("FILE") }
     }
@@ -78,7 +86,7 @@ struct ImportCommand: Command {
             var doneBytes = 0
             for (index, file) in files.enumerated() {
                 progress?.update(done: index, doneBytes: doneBytes)
-                let outcome = Result { try store.importDelta(readAhead[index]?.get() ?? Self.read(file)) }
+                let outcome = Result { try store.importDelta(readAhead[index]?.get() ?? Self.read(file), joiningLineage: joining) }
                 progress?.clear()
                 switch outcome {
                 case .success(let report):
