@@ -1,6 +1,12 @@
 import Foundation
 import LMDB
 import QuireCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The store's two ways into its state: every write (local writes, merges, imports)
 /// goes through ``Store/commitTransaction(origin:_:)``, every read through
@@ -19,15 +25,17 @@ extension Store {
     ///   - body: Changes the state; returns its result and, for merges, the changes
     ///     applied in order. It may run more than once (after the map grew).
     /// - Returns: The body's result.
-    /// - Throws: ``StoreError/closed``, what `body` throws, or an error of the commit;
-    ///   the store is then exactly as before.
+    /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)`` (naming
+    ///   `call`) inside a transaction body of this store, what `body` throws, or an error
+    ///   of the commit; the store is then exactly as before.
     func commitTransaction<R>(
-        origin: StoreEvent.Origin, _ body: (StoreState) throws -> (result: R, applied: [ChangeID])
+        origin: StoreEvent.Origin, call: String = "the store",
+        _ body: (StoreState) throws -> (result: R, applied: [ChangeID])
     ) throws -> R {
         // Outside the lock's closure: a result handed out of `withLock` must be `sending`,
         // and one made inside `environment.write` cannot be proven so.
         var result: R?
-        let events = try state.withLock { state -> [StoreEvent] in
+        let events = try withStateLock(call) { state -> [StoreEvent] in
             guard !state.isClosed else { throw StoreError.closed }
             let (replica, layout) = (state.replica, state.layout)
             let written: (commit: PreparedCommit?, transaction: Int)
@@ -64,11 +72,11 @@ extension Store {
 
     /// Runs `body` on the state as of LMDB's latest commit, under the store's lock.
     ///
-    /// - Throws: ``StoreError/closed``, an error reading the state again, or what `body`
-    ///   throws.
-    func withCurrentState<R>(_ body: (StoreState) throws -> R) throws -> R {
+    /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)`` (naming
+    ///   `call`), an error reading the state again, or what `body` throws.
+    func withCurrentState<R>(call: String = "the store", _ body: (StoreState) throws -> R) throws -> R {
         var result: R?  // outside, as in `commitTransaction`
-        let event = try state.withLock { state -> StoreEvent? in
+        let event = try withStateLock(call) { state -> StoreEvent? in
             guard !state.isClosed else { throw StoreError.closed }
             try environment.read { tx in try state.refresh(in: tx, snapshot: tx.transactionID) }
             result = try body(state)
@@ -80,7 +88,39 @@ extension Store {
 
     /// Publishes what other processes committed, if the last transaction noticed any.
     func publishOtherProcessEvent() {
-        if let event = state.withLock({ $0.takeOtherProcessEvent() }) { publish(event) }
+        if let event = try? withStateLock("store", { $0.takeOtherProcessEvent() }) { publish(event) }
+    }
+
+    /// Runs `body` under the store's lock — the one way to take it.
+    ///
+    /// A call from inside a transaction body of this store (the thread holds the lock
+    /// already) throws ``StoreError/nestedTransaction(_:)`` instead of locking again,
+    /// which `Mutex` answers with a fatal error ("Recursive call to lock Mutex").
+    ///
+    /// The check is per thread, and exact: transaction bodies are synchronous, so the
+    /// thread that holds the lock is the one running the body; the holder's ID is stored
+    /// after locking and cleared before unlocking, and no other thread ever stores this
+    /// thread's ID.
+    ///
+    /// - Parameter call: The public call, for the error (`"store.write"`).
+    /// - Throws: ``StoreError/nestedTransaction(_:)``, or what `body` throws.
+    func withStateLock<R>(_ call: String, _ body: (StoreState) throws -> R) throws -> R {
+        let thread = currentThreadID()
+        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        var result: R?  // outside, as in `commitTransaction`
+        try state.withLock { state in
+            lockHolder.store(thread, ordering: .relaxed)
+            defer { lockHolder.store(0, ordering: .relaxed) }
+            result = try body(state)
+        }
+        return result!
+    }
+
+    /// The state, when the calling thread holds the store's lock (it runs a transaction
+    /// body of this store); `nil` otherwise. Lets the properties that cannot throw
+    /// (``version``, ``storeID``) answer inside a body from the state already held.
+    var stateHeldByThisThread: StoreState? {
+        lockHolder.load(ordering: .relaxed) == currentThreadID() ? lockedState : nil
     }
 
     /// Catches up with other processes now: their commits reach ``events()`` without
@@ -116,4 +156,13 @@ extension StoreState {
         defer { otherProcessEvent = nil }
         return otherProcessEvent
     }
+}
+
+/// The calling thread's ID, for ``Store/withStateLock(_:_:)``.
+private func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
 }

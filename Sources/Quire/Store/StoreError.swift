@@ -28,6 +28,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedFormat(found: Int, supported: Int)
     /// The store was closed.
     case closed
+    /// A transaction body (or an observation's value closure) called its own store:
+    /// the store's lock is held for the whole body, so the call could only deadlock.
+    /// The payload names the call, such as `"store.write"`.
+    case nestedTransaction(String)
 
     /// A sentence naming the problem and what to do.
     public var description: String {
@@ -56,6 +60,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "the store has format version \(found); this build reads version \(supported) — open it with a matching version of Quire"
         case .closed:
             "the store is closed"
+        case .nestedTransaction(let call):
+            "calling \(call) inside a transaction body of the same store: the body holds the store's lock until it "
+                + "returns; move the call outside the body, or use the transaction (`tx`) the body was given"
         }
     }
 }
