@@ -10,8 +10,9 @@ import Darwin
 
 /// The store's two ways into its state: every write (local writes, merges, imports)
 /// goes through ``Store/commitTransaction(origin:_:)``, every read through
-/// ``Store/withCurrentState(_:)``. Both first catch up with what other processes
-/// committed (``StoreState/refresh(in:snapshot:)``), then publish what they saw.
+/// ``Store/withCurrentState(call:_:)``. Both first catch up with what other processes
+/// committed (``StoreState/refresh(in:snapshot:)``), then publish what they saw — under
+/// the store's lock, so observers see commits in order and miss none.
 extension Store {
     /// Runs `body` as one write session inside one LMDB write transaction and commits
     /// it: begin, catch up, body, commit or roll back, publish — written once, here.
@@ -35,7 +36,7 @@ extension Store {
         // Outside the lock's closure: a result handed out of `withLock` must be `sending`,
         // and one made inside `environment.write` cannot be proven so.
         var result: R?
-        let events = try withStateLock(call) { state -> [StoreEvent] in
+        try withStateLock(call) { state in
             guard !state.isClosed else { throw StoreError.closed }
             let (replica, layout) = (state.replica, state.layout)
             let written: (commit: PreparedCommit?, transaction: Int)
@@ -58,15 +59,16 @@ extension Store {
                 state.rollbackSession()
                 throw error
             }
-            var events = state.takeOtherProcessEvent().map { [$0] } ?? []
+            // Published under the lock: an observer registered under it (``events(since:)``,
+            // ``observe(_:)``) sees every commit after its start and none before, and all
+            // see commits in commit order.
+            if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
             if let commit = written.commit {
-                events.append(state.finish(commit, transaction: written.transaction))
+                publish(state.finish(commit, transaction: written.transaction), state: state)
             } else {
                 state.endEmptySession()
             }
-            return events
         }
-        for event in events { publish(event) }
         return result!
     }
 
@@ -76,19 +78,22 @@ extension Store {
     ///   `call`), an error reading the state again, or what `body` throws.
     func withCurrentState<R>(call: String = "the store", _ body: (StoreState) throws -> R) throws -> R {
         var result: R?  // outside, as in `commitTransaction`
-        let event = try withStateLock(call) { state -> StoreEvent? in
+        try withStateLock(call) { state in
             guard !state.isClosed else { throw StoreError.closed }
             try environment.read { tx in try state.refresh(in: tx, snapshot: tx.transactionID) }
+            // Before the body, under the lock (as in `commitTransaction`): an observer the
+            // body registers starts after what was caught up here.
+            if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
             result = try body(state)
-            return state.takeOtherProcessEvent()
         }
-        if let event { publish(event) }
         return result!
     }
 
     /// Publishes what other processes committed, if the last transaction noticed any.
     func publishOtherProcessEvent() {
-        if let event = try? withStateLock("store", { $0.takeOtherProcessEvent() }) { publish(event) }
+        try? withStateLock("the store") { state in
+            if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
+        }
     }
 
     /// Runs `body` under the store's lock — the one way to take it.
