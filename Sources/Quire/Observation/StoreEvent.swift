@@ -78,11 +78,15 @@ public struct StoreEvent: Hashable, Sendable {
     public struct Move: Hashable, Sendable, CustomStringConvertible {
         /// Where the node was; `nil` when it was not in the hierarchy (created by the change).
         public var from: Place?
-        /// Where the node is; `nil` when it left the hierarchy (a merge undoing a creation
-        /// cannot happen, so in practice always set).
+        /// Where the node is; `nil` only for a node no longer in the hierarchy, which no
+        /// change makes (a deletion moves the node to ``Place/trash``).
         public var to: Place?
 
-        /// Creates a move.
+        /// Creates a move (for comparisons in tests and previews).
+        ///
+        /// - Parameters:
+        ///   - from: Where the node was; `nil` for a creation.
+        ///   - to: Where the node is.
         public init(from: Place?, to: Place?) {
             self.from = from
             self.to = to

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// The store's two ways into its state: every write (local writes, merges, imports)
-/// goes through ``Store/commitTransaction(origin:_:)``, every read through
+/// goes through ``Store/commitTransaction(origin:call:_:)``, every read through
 /// ``Store/withCurrentState(call:_:)``. Both first catch up with what other processes
 /// committed (``StoreState/refresh(in:snapshot:)``), then publish what they saw — under
 /// the store's lock, so observers see commits in order and miss none.

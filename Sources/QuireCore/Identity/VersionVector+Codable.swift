@@ -1,6 +1,7 @@
 /// A version vector encodes as an object from replica IDs (sixteen lowercase hexadecimal
-/// digits) to counters, the replicas in ascending order; replicas never seen are left
-/// out, so the empty version is `{}`.
+/// digits) to counters; replicas never seen are left out, so the empty version is `{}`.
+/// The key order is the encoder's: `JSONEncoder`'s `.sortedKeys` gives replicas in
+/// ascending order, hence equal versions equal bytes.
 ///
 /// ```swift
 /// let encoder = JSONEncoder()
@@ -24,7 +25,7 @@ extension VersionVector: Codable {
         init?(intValue: Int) { nil }
     }
 
-    /// Encodes the counters as an object keyed by replica ID, in ascending order.
+    /// Encodes the counters as an object keyed by replica ID.
     ///
     /// - Parameter encoder: The encoder to write to.
     /// - Throws: What the encoder throws.

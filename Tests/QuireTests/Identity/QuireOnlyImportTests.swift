@@ -31,16 +31,15 @@ struct QuireOnlyImportTests {
         #expect(ReplicaID(hexadecimal: "00000000000000a1") == id && ReplicaID(hexadecimal: "a1") == nil)
     }
 
-    @Test("VersionVector encodes as {replicaHex: counter}, replicas ascending, zeros left out; bad keys are refused by name")
+    @Test("VersionVector encodes as {replicaHex: counter}, zeros left out; bad keys are refused by name")
     func versionVector() throws {
         let version = VersionVector([ReplicaID(0x7F3C_09D2_E4B1_A655): 3, ReplicaID(0xA1): 12, ReplicaID(5): 0])
         #expect(try Self.json(version) == #"{"00000000000000a1":12,"7f3c09d2e4b1a655":3}"#)
         #expect(try Self.decode(VersionVector.self, Self.json(version)) == version)
         #expect(try Self.json(VersionVector()) == "{}")
         #expect(try Self.decode(VersionVector.self, "{}") == VersionVector())
-        // Without .sortedKeys, too: replicas are written in ascending order.
-        let plain = String(decoding: try JSONEncoder().encode(version), as: UTF8.self)
-        #expect(plain == #"{"00000000000000a1":12,"7f3c09d2e4b1a655":3}"#)
+        // Without .sortedKeys the key order is the encoder's; the value is the same.
+        #expect(try JSONDecoder().decode(VersionVector.self, from: JSONEncoder().encode(version)) == version)
 
         let badKey = #expect(throws: DecodingError.self) {
             try Self.decode(VersionVector.self, #"{"00000000000000a1":1,"laptop":2}"#)

@@ -120,6 +120,30 @@ struct StoreValueObservationTests {
         #expect(await none.next()?.changes == [sentinel])
     }
 
+    @Test("events(since:) subscribed while another thread writes: every change after the version exactly once, in order per replica")
+    func eventsSinceDuringWrites() async throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let store = replicas[0]
+        let start = store.version
+        let writes = 300
+        let writer = TestThread {
+            for index in 0..<writes { try store.write { tx in _ = try tx.insert(Folder(name: "F\(index)")) } }
+        }
+        // Subscribe somewhere in the middle of the writes, from this thread.
+        while try store.read({ tx in tx.children(of: nil).count }) < writes / 3 {}
+        let events = try store.events(since: start)
+        try writer.join()
+        let expected = try store.changes(since: start).map(\.id)
+        #expect(expected.count == writes)
+        var received: [ChangeID] = []
+        for await event in events {
+            received += event.changes
+            if received.count >= writes { break }
+        }
+        #expect(received == expected)
+    }
+
     @Test("events(since:) and observe after close or inside a body throw; the stream is not left open")
     func subscribeErrors() async throws {
         let replicas = try Replicas(1)
