@@ -60,9 +60,11 @@ struct DisplayAndCountTests {
                                           "stdout: \(run.standardOutput)")
                 #expect(object["healthy"] as? Bool == false)
                 #expect(object["directory"] as? String == directory)
-                #expect((object["error"] as? String)?.contains("no store at \(directory)") == true, "\(object)")
+                // A missing directory has no store; a file is named as one.
+                let why = directory == file ? "\(directory) is a file, not a store directory" : "no store at \(directory)"
+                #expect((object["error"] as? String)?.contains(why) == true, "\(object)")
                 #expect(run.standardOutput.split(separator: "\n").count == 1)
-                #expect(run.standardError.contains("no store at"))
+                #expect(run.standardError.contains(why))
             }
         }
     }

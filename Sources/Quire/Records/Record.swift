@@ -145,7 +145,10 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible,
 }
 
 /// A text value owned by a record, such as a file's content or a note's answer.
-public struct TextID: Hashable, Sendable, CustomStringConvertible {
+///
+/// Encodes as an object with the record's ID and the text's name:
+/// `{"record":[161,3],"field":"content"}` (a ``RecordID`` is `[replica, counter]`).
+public struct TextID: Hashable, Sendable, CustomStringConvertible, Codable {
     /// The record that owns the text.
     public var record: RecordID
     /// The text's name within the record.

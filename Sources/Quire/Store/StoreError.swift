@@ -36,6 +36,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The path given as the store's directory names a file (or something else that is
     /// not a directory).
     case notADirectory(String)
+    /// A transaction body (or an observation's value closure) called its own store:
+    /// the store's lock is held for the whole body, so the call could only deadlock.
+    /// The payload names the call, such as `"store.write"`.
+    case nestedTransaction(String)
 
     /// A sentence naming the problem and what to do.
     public var description: String {
@@ -72,6 +76,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
             "the store is closed"
         case .notADirectory(let path):
             "\(path) is a file, not a store directory; give the directory that holds the store (data.mdb), or a new path for a new store"
+        case .nestedTransaction(let call):
+            "calling \(call) inside a transaction body of the same store: the body holds the store's lock until it "
+                + "returns; move the call outside the body, or use the transaction (`tx`) the body was given"
         }
     }
 }

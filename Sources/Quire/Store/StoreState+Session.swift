@@ -93,7 +93,12 @@ extension StoreState {
         }
 
         let treeChanges = session.touchesTree ? tree.pendingChanges() : nil
-        for node in treeChanges?.nodes ?? [] { event.nodes.insert(RecordID(node.node)) }
+        for node in treeChanges?.nodes ?? [] {
+            let id = RecordID(node.node)
+            event.nodes.insert(id)
+            event.moves[id] = StoreEvent.Move(
+                from: node.before.map { StoreEvent.Place($0.parent) }, to: node.after.map { StoreEvent.Place($0.parent) })
+        }
 
         switch origin {
         case .local:

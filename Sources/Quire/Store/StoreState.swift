@@ -1,5 +1,6 @@
 import LMDB
 import QuireCore
+import Synchronization
 
 /// The contents of an open store: a cache, in memory and guarded by the store's lock,
 /// of one committed LMDB transaction (``knownTransaction``), read again when another
@@ -56,7 +57,8 @@ public final class StoreState: @unchecked Sendable {
     var otherProcessEvent: StoreEvent?
     /// Whether anyone observes the store: only then is what other processes committed
     /// worked out for an event (reading their changes back costs as much as the reload).
-    var reportsOtherProcessChanges = false
+    /// Atomic: set as observers come and go, which may happen inside a transaction.
+    let reportsOtherProcessChanges = Atomic<Bool>(false)
 
     var replica: ReplicaID { meta.replica }
 

@@ -149,7 +149,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
                 id, reason: "it was deleted from \(RecordID(place.parent)), which is in the trash itself; restore that first, or give another parent: restore(\(id), to: parent)")
         }
         // Its old position key puts it back between its old neighbours, wherever they are now.
-        try hierarchy { tree throws(TreeError) in try tree.move(id.node, to: place.parent, position: place.position) }
+        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: place.parent, position: place.position) }
     }
 
     /// Moves a record out of the trash under `parent` (`nil`: the top level).
