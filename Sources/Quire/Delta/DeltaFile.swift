@@ -5,7 +5,7 @@ import QuireCore
 ///
 /// ```
 /// magic      "QD" (0x51 0x44)
-/// version    high 4 bits: format version (1); low 4 bits: flags
+/// version    high 4 bits: format version (2; version 1 files are read too); low 4 bits: flags
 ///            1 payload deflated · 2 store ID present · 4 sections present · 8 one change
 /// store ID   16 bytes, when flagged
 /// sender     replica ID, 8 bytes LE
@@ -14,8 +14,8 @@ import QuireCore
 /// payload    as it is, or (deflated) varint raw length · raw DEFLATE stream
 ///              [sections: count · count × (kind · length · bytes)] — readers skip
 ///              kinds they do not know (version 1 defines none)
-///              [change count, unless one] · changes (see DeltaChange; the last one
-///              runs to the end)
+///              [unit count, unless one] · units: changes (see DeltaChange) and, from
+///              version 2, runs of changes (see DeltaRun); the last unit runs to the end
 /// checksum   CRC-32C of everything before it, 4 bytes LE
 /// ```
 ///
@@ -24,7 +24,10 @@ import QuireCore
 /// every count and length against the bytes left and the limits before allocating.
 struct DeltaFile: Hashable, Sendable {
     static let magic: [UInt8] = [0x51, 0x44]
-    static let formatVersion: UInt8 = 1
+    /// The version written: 2 added runs of changes (``DeltaRun``).
+    static let formatVersion: UInt8 = 2
+    /// The versions read: a version 1 file is a version 2 file without runs.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     /// The largest payload accepted, inflated.
     static let maximumPayload = 1 << 30
     /// Payloads at least this long are deflated when that makes them smaller.
@@ -40,7 +43,8 @@ struct DeltaFile: Hashable, Sendable {
     var storeID: StoreID?
     var sender: ReplicaID
     var senderFirst: UInt64
-    var changes: [DeltaChange]
+    /// Single changes and runs of changes.
+    var changes: [DeltaUnit]
 
     /// The file's bytes.
     func encoded() -> [UInt8] {
@@ -83,7 +87,7 @@ struct DeltaFile: Hashable, Sendable {
         }
         guard bytes.count >= 3 else { throw .truncated }
         let version = bytes[2] >> 4
-        guard version == formatVersion else { throw .unsupportedVersion(Int(version)) }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(Int(version)) }
         let flags = bytes[2] & 0x0F
         guard flags & ~(Flag.deflated | Flag.storeID | Flag.sections | Flag.single) == 0 else {
             throw .malformed("unknown header flags \(flags)")
@@ -120,11 +124,14 @@ struct DeltaFile: Hashable, Sendable {
             }
             let count = flags & Flag.single != 0
                 ? 1 : try payload.readCount("change count", limit: Change.maximumCount, minimumElementSize: 3)
-            var changes: [DeltaChange] = []
+            var changes: [DeltaUnit] = []
             changes.reserveCapacity(count)
             for position in 0..<count {
-                changes.append(try DeltaChange.decode(
-                    from: &payload, sender: sender, nextSenderCounter: &next, last: position == count - 1))
+                let unit = try DeltaUnit.decode(from: &payload, sender: sender, nextSenderCounter: &next, last: position == count - 1)
+                if case .run = unit, version < 2 {
+                    throw DecodingError.malformed("a run of changes in a version \(version) file", at: payload.offset)
+                }
+                changes.append(unit)
             }
             guard payload.isAtEnd else { throw DecodingError.malformed("\(payload.remaining) bytes after the changes", at: payload.offset) }
             let first = changes.first { $0.id.replica == sender }?.id.counter ?? next
