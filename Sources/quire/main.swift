@@ -5,4 +5,4 @@ import Darwin
 #endif
 import QuireTool
 
-exit(await QuireCLI.run(arguments: CommandLine.arguments.dropFirst(), context: .standard))
+exit(await QuireCLI.run(commandLine: QuireCLI.processArguments(), context: .standard))

@@ -65,6 +65,37 @@ struct FaultInjectionTests {
         #expect(try env.read { tx in try tx.count(in: db) } == 0)
     }
 
+    @Test("EIO on commit with the disk nearly full is reported as a full disk, with the free space and what to do")
+    func ioErrorOnFullDisk() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("old"), forKey: bytes("k"), in: db) }
+        test.faults.fail(.commit, with: .ioError)
+        test.faults.reportFreeSpace(12 * 1024)
+        let error = lmdbError { try env.write { tx in try tx.put(bytes("new"), forKey: bytes("k"), in: db) } }
+        #expect(error?.code == .noSpace)
+        #expect(error?.operation == .commit)
+        #expect(error?.description == "LMDB commit (\(test.path)) failed: ENOSPC: the disk is full (12 KiB free; LMDB reported the short write as EIO). Free disk space and try again; nothing was written")
+        #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } == bytes("old"))
+    }
+
+    @Test("EIO on commit with room on the disk stays an I/O error; the probe asks the real file system")
+    func ioErrorWithRoom() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        test.faults.fail(.commit, with: .ioError)
+        test.faults.reportFreeSpace(LMDBError.diskFullThreshold)
+        #expect(lmdbError { try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) } }?.code == .ioError)
+        // Without an injected answer the probe asks statvfs; a test directory has room.
+        test.faults.reportFreeSpace(nil)
+        test.faults.fail(.commit, with: .ioError)
+        let error = lmdbError { try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) } }
+        #expect(error?.code == .ioError)
+        #expect(error?.description.contains("Check the disk") == true)
+    }
+
     @Test("failures of put, get, delete, cursor and begin surface with their operation")
     func failuresCarryTheirOperation() throws {
         let test = try TestEnvironment()
@@ -125,6 +156,18 @@ struct FaultInjectionTests {
             // Nothing is left locked: a normal open succeeds.
             _ = try Environment(path: path)
         }
+    }
+
+    @Test("a value where a named database should be (MDB_INCOMPATIBLE) says the file is damaged and what to do")
+    func incompatibleIsExplained() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        test.faults.fail(.openDatabase, with: .incompatible)
+        let error = lmdbError { _ = try env.openDatabase(named: "other") }
+        #expect(error?.code == .incompatible)
+        #expect(error?.description.contains("MDB_INCOMPATIBLE: MDB_INCOMPATIBLE") == false)
+        #expect(error?.description.contains("the file is damaged or was written by another program") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("Restore the directory from a backup") == true)
     }
 
     @Test("unknown codes still describe themselves")

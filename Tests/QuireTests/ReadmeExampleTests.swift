@@ -45,4 +45,23 @@ struct ReadmeExampleTests {
             #expect("\(title): \(text)" == "Rainy day: 👋 Dear diary, today it rained")
         }
     }
+
+    @Test("the README's setup command updates the package lists before installing every package CI installs")
+    func readmeSetupCommand() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let setup = try #require(readme.split(separator: "\n").first { $0.contains("apt-get install") }.map(String.init))
+        // A fresh Debian box has empty package lists: install finds nothing before an update.
+        let update = try #require(setup.range(of: "apt-get update &&"), "\(setup)")
+        let install = try #require(setup.range(of: "apt-get install -y "))
+        #expect(update.upperBound <= install.lowerBound, "\(setup)")
+        let ci = try String(contentsOf: root.appendingPathComponent(".ci/run"), encoding: .utf8)
+        let packages = try #require(ci.split(separator: "\n").first { $0.hasPrefix("packages=(") })
+            .dropFirst("packages=(".count).dropLast().split(separator: " ")
+        #expect(!packages.isEmpty)
+        for package in packages {
+            #expect(setup.contains(" \(package)"), "the README's setup does not install \(package): \(setup)")
+        }
+        #expect(setup.hasSuffix("&& swift run -c release quire demo"))
+    }
 }

@@ -145,7 +145,7 @@ struct BinderCommandTests {
         }
     }
 
-    @Test("a name two replicas both created is reported with IDs, and an ID picks one")
+    @Test("a name two replicas both created is reported with IDs (also by tree --ids), and an ID picks one")
     func nameClash() throws {
         try withTemporaryDirectory { temp in
             let laptop = AppTool(store: temp.appending("laptop")), phone = AppTool(store: temp.appending("phone"))
@@ -160,6 +160,8 @@ struct BinderCommandTests {
 
             let tree = try laptop.ok(["tree", Self.draft])
             #expect(tree.components(separatedBy: ", name clash]").count == 3)
+            let withIDs = try laptop.ok(["tree", "--ids", Self.draft])
+            #expect(withIDs.components(separatedBy: ", name clash]").count == 3, "\(withIDs)")
             let ambiguous = try laptop.run(["mkdir", "\(Self.draft)/Chapter 1/Scene 1"])
             #expect(ambiguous.status == 1)
             #expect(ambiguous.standardError.contains("'Chapter 1' in 'My Poetry/Your Poetry/Draft' names 2 records"))
@@ -175,7 +177,7 @@ struct BinderCommandTests {
 
     @Test("errors: unknown paths and stores exit 1 with what to do; bad names and arguments exit 2", arguments: [
         (["tree", "Nope"], 1, "no 'Nope' in the top level (projects)"),
-        (["mkdir", "My Poetry"], 1, "would be at the top level, which holds projects; create a project with 'quire project create"),
+        (["mkdir", "My Poetry"], 1, "would be at the top level, which holds projects; create a project with \"quire project create 'My Poetry' --type poetry\""),
         (["mkdir", "My Poetry/Your Poetry/Draft/Bad\tname"], 2, "a name cannot contain control characters"),
         (["mkdir", "My Poetry/Your Poetry/Draft/ "], 2, "a name cannot be empty or only spaces"),
         (["rename", "My Poetry/Trash", String(repeating: "x", count: 256)], 2, "at most 255 characters"),
@@ -205,7 +207,7 @@ struct BinderCommandTests {
         try withTemporaryDirectory { temp in
             let result = try AppTool(store: temp.appending("none")).run(["tree"])
             #expect(result.status == 1)
-            #expect(result.standardError.contains("no store at \(temp.appending("none")); create one with 'quire project create NAME'"))
+            #expect(result.standardError.contains("no store at \(temp.appending("none")); create one with 'quire project create NAME --type poetry'"))
             #expect(!FileManager.default.fileExists(atPath: temp.appending("none")))
         }
     }

@@ -81,6 +81,37 @@ struct SyncCommandTests {
         }
     }
 
+    @Test("a new store that cannot join says so and exits 1; once the writer has written its base file it joins; own conflict copies are removed")
+    func lateJoiner() throws {
+        try withTemporaryDirectory { temp in
+            let laptop = temp.appending("laptop"), phone = temp.appending("phone"), late = temp.appending("late")
+            let folder = temp.appending("sync")
+            try addPoem("Ode", to: laptop)
+            #expect(try QuireExecutable.run(["sync", "--store", laptop, folder]).status == 0)
+            try addPoem("Elegy", to: laptop)
+            for store in [laptop, phone, laptop] { #expect(try QuireExecutable.run(["sync", "--store", store, folder]).status == 0) }
+            let replica = try #require(try statusJSON(["--store", laptop])["replica"] as? String)
+            // The folder as an earlier quire left it: the laptop's files pruned, no base file.
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder + "/" + replica) where name.hasSuffix(".qdelta") {
+                try FileManager.default.removeItem(atPath: folder + "/" + replica + "/" + name)
+            }
+            let stuck = try QuireExecutable.run(["sync", "--store", late, folder])
+            #expect(stuck.status == 1)
+            #expect(stuck.standardError.contains("has not joined the store that syncs through"), "stderr: \(stuck.standardError)")
+            #expect(stuck.standardError.contains("quire import"))
+
+            try Data("quire-ack 1\n".utf8).write(to: URL(fileURLWithPath: folder + "/" + replica + "/ack.sync-conflict-20261201-101500-7QWERTY"))
+            let repair = try QuireExecutable.run(["sync", "--store", laptop, folder])
+            #expect(repair.status == 0, "stderr: \(repair.standardError)")
+            #expect(repair.standardOutput.contains("wrote base \(replica)/0-"), "stdout: \(repair.standardOutput)")
+            #expect(repair.standardOutput.contains("removed conflict copy \(replica)/ack.sync-conflict-20261201-101500-7QWERTY"))
+
+            let joined = try QuireExecutable.run(["sync", "--store", late, folder])
+            #expect(joined.status == 0, "stderr: \(joined.standardError)")
+            #expect(try statusJSON(["--store", late])["record_count"] as? Int == 2)
+        }
+    }
+
     @Test("a sync folder inside the store is refused with what to do")
     func folderInsideStore() throws {
         try withTemporaryDirectory { temp in

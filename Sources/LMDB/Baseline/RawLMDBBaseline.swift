@@ -64,21 +64,17 @@ public final class RawLMDBBaseline {
 
     /// Begins a read transaction, gets `key`, and returns the value's length (or -1).
     public func readLength(ofValueFor key: [UInt8]) throws -> Int {
-        var txn: OpaquePointer?
-        let rc = calls.txnBegin(env, readOnly: true, &txn)
-        guard rc == 0, let txn else { throw LMDBError(.init(rawValue: rc), operation: .beginTransaction) }
-        defer { calls.txnAbort(txn) }
-        var data = MDB_val()
-        let found = key.withUnsafeBytes { key in
-            var keyValue = MDB_val(key)
-            return calls.get(txn, dbi, &keyValue, &data)
-        }
-        return found == 0 ? data.mv_size : -1
+        try withValue(for: key) { $0?.count ?? -1 }
     }
 
     /// Begins a read transaction, gets `key`, and returns a copy of its value (or `nil`):
     /// what a reader that keeps the value, such as a decoder, has to do at least.
     public func copyValue(for key: [UInt8]) throws -> [UInt8]? {
+        try withValue(for: key) { $0.map { [UInt8]($0) } }
+    }
+
+    /// One read transaction, one `mdb_get`: `body` sees the value in place (`nil` when absent).
+    private func withValue<R>(for key: [UInt8], _ body: (UnsafeRawBufferPointer?) -> R) throws -> R {
         var txn: OpaquePointer?
         let rc = calls.txnBegin(env, readOnly: true, &txn)
         guard rc == 0, let txn else { throw LMDBError(.init(rawValue: rc), operation: .beginTransaction) }
@@ -88,8 +84,7 @@ public final class RawLMDBBaseline {
             var keyValue = MDB_val(key)
             return calls.get(txn, dbi, &keyValue, &data)
         }
-        guard found == 0 else { return nil }
-        return [UInt8](UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size))
+        return body(found == 0 ? UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size) : nil)
     }
 
     /// Walks every entry in one read transaction; returns the total bytes of keys and values.

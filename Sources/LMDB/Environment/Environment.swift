@@ -191,8 +191,9 @@ public final class Environment: Sendable {
     /// - Parameter body: Reads and writes through the transaction.
     /// - Returns: What `body` returns.
     /// - Throws: ``LMDBError/Code/nestedWrite`` when this thread already writes;
-    ///   ``LMDBError`` for a failed commit (``LMDBError/Code/noSpace``,
-    ///   ``LMDBError/Code/ioError``) or a map that reached
+    ///   ``LMDBError`` for a failed commit (``LMDBError/Code/noSpace``, also when LMDB
+    ///   reports a short write on a full disk as `EIO`, see
+    ///   ``LMDBError/diskFullThreshold``; ``LMDBError/Code/ioError``) or a map that reached
     ///   ``Configuration/maximumMapSize``; or what `body` throws.
     public func write<R>(_ body: (borrowing WriteTransaction) throws -> R) throws -> R {
         if configuration.readOnly {
@@ -231,7 +232,8 @@ public final class Environment: Sendable {
                     continue
                 }
                 guard rc == 0 else {
-                    throw LMDBError(.init(rawValue: rc), operation: .commit, context: path)
+                    let free = rc == EIO ? calls.freeSpace(atPath: path) : nil
+                    throw LMDBError.failedCommit(rc, path: path, freeSpace: free)
                 }
                 return value
             }

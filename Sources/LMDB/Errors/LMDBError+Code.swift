@@ -163,6 +163,15 @@ extension LMDBError.Code {
         .insideTransaction: "this call waits for open transactions and cannot be made inside one",
         .ioError: "the disk reported an input/output error",
         .noSpace: "the disk is full",
+        .incompatible: "a database in the file is not what its name says (a value where a database should be, or other flags): the file is damaged or was written by another program",
+        .versionMismatch: "the file was written by an incompatible version of LMDB",
+        .panic: "an earlier fatal error left the environment unusable",
+        .transactionFull: "the transaction changed more pages than LMDB allows in one",
+        .cursorFull: "the database's B-tree is deeper than LMDB can walk; the file is probably damaged",
+        .pageFull: "a page of the file has no room left; the file is probably damaged",
+        .mapResized: "another process grew the file's memory map",
+        .badReaderSlot: "a read transaction's reader slot was misused",
+        .badDatabase: "the database handle is not valid in this transaction",
     ]
 
     private static let remedies: [LMDBError.Code: String] = [
@@ -185,5 +194,9 @@ extension LMDBError.Code {
         .noSpace: "Free disk space and try again; nothing was written",
         .ioError: "Check the disk; the transaction was not committed",
         .permissionDenied: "Check the permissions of the store's directory and files",
+        .incompatible: "Restore the directory from a backup, or move it aside and rebuild it from another replica (import a full delta exported there); check first that the path names this program's files",
+        .transactionFull: "Split the work into smaller transactions",
+        .cursorFull: "Restore the store from a backup",
+        .pageFull: "Restore the store from a backup",
     ]
 }

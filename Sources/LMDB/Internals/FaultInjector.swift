@@ -23,6 +23,7 @@ public final class FaultInjector: Sendable {
 
     private let pending = Mutex<[Call: [Int32]]>([:])
     private let counts = Mutex<[Call: Int]>([:])
+    private let freeSpace = Mutex<Int?>(nil)
 
     /// Creates an injector with nothing scheduled.
     public init() {}
@@ -30,6 +31,18 @@ public final class FaultInjector: Sendable {
     /// Schedules the next `times` calls of `call` to fail with `code` without reaching LMDB.
     public func fail(_ call: Call, with code: LMDBError.Code, times: Int = 1) {
         pending.withLock { $0[call, default: []] += Array(repeating: code.rawValue, count: times) }
+    }
+
+    /// Makes the free-space probe report `bytes` free on the environment's disk (`nil`:
+    /// ask the file system again), so tests can tell a full disk from a failing one when a
+    /// commit fails with `EIO`.
+    public func reportFreeSpace(_ bytes: Int?) {
+        freeSpace.withLock { $0 = bytes }
+    }
+
+    /// The free space to report instead of asking the file system, if one is set.
+    func injectedFreeSpace() -> Int? {
+        freeSpace.withLock { $0 }
     }
 
     /// How many times `call` has been made through environments using this injector

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CLMDB
 
 /// The one place where Swift calls into LMDB.
@@ -121,6 +126,21 @@ struct LMDBCalls: Sendable {
     /// `MDB_DUPSORT` (the layer never creates those), where liblmdb 0.9.24 is sound.
     func cursorDelete(_ cursor: OpaquePointer) -> Int32 {
         injected(.cursorDelete) ?? mdb_cursor_del(cursor, 0)
+    }
+
+    // MARK: File system
+
+    /// The bytes this process may still write on the file system holding `path`
+    /// (`statvfs`: the blocks available to unprivileged users, or all free blocks for
+    /// root, who may use the reserved ones), or `nil` when that cannot be found out.
+    /// Tests inject the answer through ``FaultInjector/reportFreeSpace(_:)``.
+    func freeSpace(atPath path: String) -> Int? {
+        if let injected = faults?.injectedFreeSpace() { return injected }
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        let blocks = geteuid() == 0 ? info.f_bfree : info.f_bavail
+        let (bytes, overflow) = Int(clamping: blocks).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
+        return overflow ? Int.max : bytes
     }
 
     // MARK: Library

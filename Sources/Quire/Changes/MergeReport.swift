@@ -18,6 +18,10 @@ public struct MergeReport: Hashable, Sendable {
     public var overwritten: [OverwrittenValue] = []
     /// Siblings that share a name after the merge.
     public var nameClashes: [NameClash] = []
+    /// Passages of texts that this store and the merged changes both changed since their
+    /// common version, in the merged text: concurrent rewrites of one sentence merge
+    /// character by character, so flag these for review (see ``OverlappingEdit``).
+    public var overlappingEdits: [OverlappingEdit] = []
     /// Tree moves kept in the log but not in effect (they would have made a cycle).
     public var skippedMoves = 0
 
@@ -70,4 +74,48 @@ public struct NameClash: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(records.count) records named \(name.debugDescription) under \(parent.map(String.init(describing:)) ?? "the top level")" }
+}
+
+/// A passage of a text that both sides of a merge changed concurrently: this store since
+/// the common version, and the changes merged. Nothing is lost, but the two edits are
+/// interleaved (two rewrites of one sentence read as a mix of both), so an app should
+/// flag the passage for review, as it flags a ``NameClash``.
+///
+/// ```swift
+/// let report = try laptop.importDelta(fromPhone)
+/// for edit in report.overlappingEdits {
+///     highlight(NSRange(location: edit.utf16Range.lowerBound, length: edit.utf16Range.count), in: edit.text)
+/// }
+/// ```
+///
+/// What counts as overlapping (`docs/semantics.md`, "Overlapping edits"): each side
+/// *changed* the characters it inserted and the ones it deleted since the common version.
+/// In the merged text, with the characters either side deleted still in their places,
+/// the changed characters form passages with no unchanged character inside; a passage
+/// overlaps when both sides changed something in it and some of it is still visible.
+/// Two rewrites of one sentence, two inserts at one place, and an insert where the
+/// other side deleted overlap; edits with an unchanged character between them do not,
+/// and neither do two deletions of the same words. The common version is what the
+/// merged changes of the text were made on.
+public struct OverlappingEdit: Hashable, Sendable, CustomStringConvertible {
+    /// The text.
+    public var text: TextID
+    /// The passage in the merged text, in Unicode scalars.
+    public var range: Range<Int>
+    /// The same passage in UTF-16 code units (`NSRange`).
+    public var utf16Range: Range<Int>
+
+    /// Creates a description of an overlap.
+    ///
+    /// - Parameters:
+    ///   - text: The text.
+    ///   - range: The passage, in Unicode scalars.
+    ///   - utf16Range: The passage, in UTF-16 code units.
+    public init(text: TextID, range: Range<Int>, utf16Range: Range<Int>) {
+        self.text = text
+        self.range = range
+        self.utf16Range = utf16Range
+    }
+
+    public var description: String { "\(text) \(range.lowerBound)..<\(range.upperBound) changed on both sides" }
 }

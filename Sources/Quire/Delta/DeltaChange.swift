@@ -346,7 +346,7 @@ struct DeltaChange: Hashable, Sendable {
                 let field = try reader.readName("text field name")
                 let bytes = last && position == operationCount - 1
                     ? try reader.readBytes(reader.remaining, "text operations")
-                    : try reader.readLengthPrefixed("text operations", limit: reader.remaining)
+                    : try reader.readLengthPrefixed("text operations")
                 guard !bytes.isEmpty else { throw .malformed("empty text operations", at: reader.offset) }
                 operations.append(.text(record: record, field: field, encoded: Array(bytes)))
             case Kind.tree:

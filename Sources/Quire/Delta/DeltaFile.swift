@@ -21,7 +21,9 @@ import QuireCore
 ///
 /// The version range a file covers: for the sender `first ..< first + its operations`;
 /// other replicas' changes carry their own IDs. Decoding checks the checksum first, then
-/// every count and length against the bytes left and the limits before allocating.
+/// every count and length against the bytes left and the limits before allocating. A file
+/// whose checksum fails is reported as truncated when its declared lengths run past its
+/// end (a file still being synced), and as damaged otherwise.
 struct DeltaFile: Hashable, Sendable {
     static let magic: [UInt8] = [0x51, 0x44]
     /// The version written: 2 added runs of changes (``DeltaRun``).
@@ -96,10 +98,60 @@ struct DeltaFile: Hashable, Sendable {
         guard bytes.count >= minimum else { throw .truncated }
         let stored = bytes[(bytes.count - 4)...].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         let computed = CRC32C.checksum(bytes[..<(bytes.count - 4)])
-        guard stored == computed else { throw .checksumMismatch(stored: stored, computed: computed) }
-
-        var reader = ByteReader(Array(bytes[3..<(bytes.count - 4)]))
+        guard stored == computed else {
+            // A file cut short (still being copied by a sync engine) also fails the
+            // checksum; its declared lengths and counts run past the end, so decoding
+            // all of it, as if nothing were the checksum, runs out of bytes.
+            if endsEarly(content: bytes[3...], flags: flags) || endsInsideChecksum(bytes, flags: flags) { throw .truncated }
+            throw .checksumMismatch(stored: stored, computed: computed)
+        }
         do throws(DecodingError) {
+            return try decodeContent(bytes[3..<(bytes.count - 4)], flags: flags)
+        } catch {
+            throw .malformed(error.description)
+        }
+    }
+
+    /// Whether `content` (a file's bytes after the magic and version byte) ends before
+    /// the lengths and counts it declares: then the file was cut short, not damaged.
+    private static func endsEarly(content: ArraySlice<UInt8>, flags: UInt8) -> Bool {
+        let file: DeltaFile
+        do throws(DecodingError) {
+            file = try decodeContent(content, flags: flags)
+        } catch {
+            return error.endsEarly
+        }
+        // The last text operation of the last change runs to the end of the file; only
+        // its own encoding declares how long its content is. Decoded with a counter base
+        // far above any real one, so that only its lengths are checked, not its references.
+        guard let change = file.changes.last, case .text(_, _, let encoded)? = change.operations.last else { return false }
+        do throws(TextError) {
+            _ = try TextOperationCoding.decode(encoded, sharing: change.table, counterBase: 1 << 48)
+            return false
+        } catch {
+            if case .malformed(let problem) = error { return problem.endsEarly }
+            return false
+        }
+    }
+
+    /// Whether `bytes` is a whole file but for its checksum or the last one to three
+    /// bytes of it: the content before the bytes it has of the checksum decodes, and those
+    /// bytes are the start of the content's checksum.
+    private static func endsInsideChecksum(_ bytes: [UInt8], flags: UInt8) -> Bool {
+        (0...3).contains { present in
+            guard bytes.count - present > 3 else { return false }
+            let checksum = CRC32C.checksum(bytes[..<(bytes.count - present)]).littleEndian
+            guard withUnsafeBytes(of: checksum, { Array($0.prefix(present)) }) == Array(bytes.suffix(present)) else {
+                return false
+            }
+            return (try? decodeContent(bytes[3..<(bytes.count - present)], flags: flags)) != nil
+        }
+    }
+
+    /// Decodes the content between the version byte and the checksum.
+    private static func decodeContent(_ content: ArraySlice<UInt8>, flags: UInt8) throws(DecodingError) -> DeltaFile {
+        var reader = ByteReader(Array(content))
+        do {
             var storeID: StoreID?
             if flags & Flag.storeID != 0 { storeID = StoreID(bytes: Array(try reader.readBytes(StoreID.byteCount, "store ID"))) }
             let sender = try reader.readReplica("sender")
@@ -136,8 +188,6 @@ struct DeltaFile: Hashable, Sendable {
             guard payload.isAtEnd else { throw DecodingError.malformed("\(payload.remaining) bytes after the changes", at: payload.offset) }
             let first = changes.first { $0.id.replica == sender }?.id.counter ?? next
             return DeltaFile(storeID: storeID, sender: sender, senderFirst: first, changes: changes)
-        } catch {
-            throw .malformed(error.description)
         }
     }
 }

@@ -53,14 +53,72 @@ extension Store {
         try importDelta(decoded: DeltaFile.decode(bytes))
     }
 
+    /// Checks that `bytes` are a whole, undamaged delta file this build can read, without
+    /// a store: what a tool does before creating a store to import a file into.
+    ///
+    /// ```swift
+    /// try Store.checkDelta(bytes)       // throws .truncated for a file still being copied
+    /// let store = try Store(directory: path)
+    /// ```
+    ///
+    /// Whether the file fits a given store (its store ID, its sender) is only known to
+    /// ``importDelta(_:)``.
+    ///
+    /// - Parameter bytes: The file's bytes.
+    /// - Throws: ``DeltaFileError`` naming what is wrong.
+    public static func checkDelta(_ bytes: [UInt8]) throws(DeltaFileError) {
+        _ = try DeltaFile.decode(bytes)
+    }
+
+    /// Imports a delta file, and lets a store that has only its own changes join the
+    /// file's store: for a device that wrote before its first sync.
+    ///
+    /// A new store joins the lineage (``storeID``) of the first full delta file it
+    /// imports. One that already wrote is a store of its own, and ``importDelta(_:)``
+    /// refuses another store's file with ``DeltaFileError/otherStoreJoinable(file:store:operations:)``.
+    /// With `joiningLineage`, such a store takes the file's lineage instead and merges
+    /// the file as usual: its own changes, made on nothing but each other, are concurrent
+    /// with the other store's and merge like any offline edits; its later delta files
+    /// carry the new store ID, so the other store's replicas accept them.
+    ///
+    /// ```swift
+    /// do {
+    ///     try phone.importDelta(fromLaptop)
+    /// } catch DeltaFileError.otherStoreJoinable {
+    ///     if userAgreesToMerge { try phone.importDelta(fromLaptop, joiningLineage: true) }
+    /// }
+    /// ```
+    ///
+    /// Joining is refused, as without it, for a store that holds changes of other
+    /// replicas (or pending ones): it has a lineage with other devices already. Files this
+    /// store exported or synced before joining keep its old store ID and are refused by
+    /// the other store's replicas; join only a store whose changes stayed on the device.
+    ///
+    /// - Parameters:
+    ///   - bytes: The delta file.
+    ///   - joiningLineage: Let a store with only its own changes join the file's store.
+    /// - Returns: What happened (see ``MergeReport``).
+    /// - Throws: As ``importDelta(_:)``; ``DeltaFileError/otherStore(file:store:)`` for a
+    ///   file of another store when this store has other replicas' changes.
+    @discardableResult
+    public func importDelta(_ bytes: [UInt8], joiningLineage: Bool) throws -> MergeReport {
+        try importDelta(decoded: DeltaFile.decode(bytes), joiningLineage: joiningLineage)
+    }
+
     /// Imports a delta file already decoded and checked (the sync folder checks a file
     /// against its name first).
-    func importDelta(decoded file: DeltaFile) throws -> MergeReport {
+    func importDelta(decoded file: DeltaFile, joiningLineage: Bool = false) throws -> MergeReport {
         try commitTransaction(origin: .remote) { state in
             var adopted: StoreID?
             if let storeID = file.storeID, storeID != state.meta.storeID {
-                // A new, empty store joins the lineage of the first store it hears from.
-                guard state.isPristine else { throw DeltaFileError.otherStore(file: storeID, store: state.meta.storeID) }
+                // A new, empty store joins the lineage of the first store it hears from; one
+                // with only its own changes when asked to.
+                if !state.isPristine {
+                    guard state.hasOnlyOwnChanges else { throw DeltaFileError.otherStore(file: storeID, store: state.meta.storeID) }
+                    guard joiningLineage else {
+                        throw DeltaFileError.otherStoreJoinable(file: storeID, store: state.meta.storeID, operations: state.meta.version[state.replica])
+                    }
+                }
                 adopted = storeID
             }
             if file.storeID == nil, file.sender != state.replica, !state.hasMet(file.sender) {
@@ -77,6 +135,11 @@ extension Store {
 extension StoreState {
     /// Whether the store has no change at all yet: it may still join another lineage.
     var isPristine: Bool { meta.version.counters.values.allSatisfy { $0 == 0 } && pending.isEmpty }
+
+    /// Whether every change the store has is its own: nothing merged, nothing pending.
+    var hasOnlyOwnChanges: Bool {
+        pending.isEmpty && meta.version.counters.allSatisfy { $0.key == replica || $0.value == 0 }
+    }
 
     /// Whether this store has changes (applied or pending) from `replica`.
     func hasMet(_ replica: ReplicaID) -> Bool {

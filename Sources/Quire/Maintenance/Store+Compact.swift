@@ -78,7 +78,7 @@ extension Store {
     /// - Throws: ``StoreError/closed``, an `LMDBError` from the write.
     @discardableResult
     public func pruneHistory(acknowledged: HistoryAcknowledgements) throws -> PruneReport {
-        try state.withLock { state in
+        try withStateLock("store.pruneHistory") { state in
             guard !state.isClosed else { throw StoreError.closed }
             try state.writeCheckpoint()
             return try state.pruneHistory(acknowledged: acknowledged)
@@ -100,7 +100,7 @@ extension Store {
     /// - Throws: ``StoreError/closed``, an `LMDBError` naming the destination.
     @discardableResult
     public func compact(to destination: String) throws -> CompactionReport {
-        try state.withLock { state in
+        try withStateLock("store.compact") { state in
             guard !state.isClosed else { throw StoreError.closed }
             try state.writeCheckpoint()
         }

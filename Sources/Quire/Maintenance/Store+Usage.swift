@@ -44,7 +44,7 @@ extension Store {
     /// - Complexity: O(1) per database: LMDB keeps these counts.
     /// - Throws: ``StoreError/closed``, an `LMDBError`.
     public func usage() throws -> StoreUsage {
-        try state.withLock { state in
+        try withStateLock("store.usage") { state in
             guard !state.isClosed else { throw StoreError.closed }
             let layout = state.layout
             var usage = StoreUsage()

@@ -35,7 +35,7 @@ extension Store {
     public func verify() throws -> VerifyReport {
         // Not under the store's lock: LMDB's snapshot is enough, and readers and
         // writers go on meanwhile.
-        let layout = try state.withLock { state in
+        let layout = try withStateLock("store.verify") { state in
             guard !state.isClosed else { throw StoreError.closed }
             return state.layout
         }

@@ -35,6 +35,31 @@ public protocol Record: Codable, Sendable {
     /// reported as a ``NameClash``.
     static var siblingNameField: String? { get }
 
+    /// The names of the texts a record of this type owns (``RecordID/text(_:)``), or `nil`
+    /// (the default) to allow any name.
+    ///
+    /// Declare them and a misspelt name is an error instead of a new, empty text: reading
+    /// or editing a text whose name is not declared throws
+    /// ``StoreError/undeclaredText(_:type:declared:)``. Declare `[]` for a type without
+    /// texts. Texts that merges bring are never refused, so a newer app version may add
+    /// a text an older one does not declare.
+    ///
+    /// ```swift
+    /// struct File: Record {
+    ///     static let typeName = "writing.file"
+    ///     static let texts: Set<String>? = ["content"]
+    ///     var name: String
+    /// }
+    /// try tx.insert("Hi", at: 0, in: file.text("contnet"))   // throws undeclaredText
+    /// ```
+    ///
+    /// A store checks a type's texts once it knows the Swift type: pass it in
+    /// ``Store/Options/recordTypes`` (or ``Store/register(_:)``), or use it in a read or
+    /// write of this store. When several Swift types share a ``typeName`` (two app
+    /// versions in one process), a name declared by either is accepted, and `nil` in
+    /// either accepts all.
+    static var texts: Set<String>? { get }
+
     /// Checks the record before it is written; throw to refuse the write.
     ///
     /// A failed validation leaves the store exactly as it was: nothing of the transaction
@@ -44,6 +69,7 @@ public protocol Record: Codable, Sendable {
 
 extension Record {
     public static var siblingNameField: String? { nil }
+    public static var texts: Set<String>? { nil }
     public func validate() throws {}
 }
 
@@ -73,6 +99,28 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible,
     /// `replica@counter`.
     public var description: String { "\(replica)@\(counter)" }
 
+    /// Parses the form ``description`` prints: one to sixteen hexadecimal digits (a
+    /// replica other than zero), `@`, and a decimal counter.
+    ///
+    /// ```swift
+    /// let id = RecordID(parsing: "3a9d52c01b7e4f66@12")   // replica 3a9d52c01b7e4f66, counter 12
+    /// RecordID(parsing: "Chapter 1")                      // nil
+    /// ```
+    ///
+    /// ``RecordName/validate(_:)`` refuses names of this form, so a text that parses is
+    /// never a name too: tools can accept an ID wherever they accept a name.
+    ///
+    /// - Parameter text: The text to parse, without spaces around it.
+    public init?(parsing text: some StringProtocol) {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...16).contains(parts[0].count),
+              parts[0].allSatisfy({ $0.isASCII && $0.isHexDigit }),
+              let replica = UInt64(parts[0], radix: 16), replica != 0,
+              !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let counter = UInt64(parts[1])
+        else { return nil }
+        self.init(replica: ReplicaID(rawValue: replica), counter: counter)
+    }
+
     /// Encodes as a two-number array, `[replica, counter]`, so records can refer to
     /// other records.
     public func encode(to encoder: any Encoder) throws {
@@ -97,7 +145,10 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible,
 }
 
 /// A text value owned by a record, such as a file's content or a note's answer.
-public struct TextID: Hashable, Sendable, CustomStringConvertible {
+///
+/// Encodes as an object with the record's ID and the text's name:
+/// `{"record":[161,3],"field":"content"}` (a ``RecordID`` is `[replica, counter]`).
+public struct TextID: Hashable, Sendable, CustomStringConvertible, Codable {
     /// The record that owns the text.
     public var record: RecordID
     /// The text's name within the record.

@@ -1,11 +1,18 @@
 import Foundation
 import LMDB
 import QuireCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The store's two ways into its state: every write (local writes, merges, imports)
-/// goes through ``Store/commitTransaction(origin:_:)``, every read through
-/// ``Store/withCurrentState(_:)``. Both first catch up with what other processes
-/// committed (``StoreState/refresh(in:snapshot:)``), then publish what they saw.
+/// goes through ``Store/commitTransaction(origin:call:_:)``, every read through
+/// ``Store/withCurrentState(call:_:)``. Both first catch up with what other processes
+/// committed (``StoreState/refresh(in:snapshot:)``), then publish what they saw — under
+/// the store's lock, so observers see commits in order and miss none.
 extension Store {
     /// Runs `body` as one write session inside one LMDB write transaction and commits
     /// it: begin, catch up, body, commit or roll back, publish — written once, here.
@@ -19,15 +26,17 @@ extension Store {
     ///   - body: Changes the state; returns its result and, for merges, the changes
     ///     applied in order. It may run more than once (after the map grew).
     /// - Returns: The body's result.
-    /// - Throws: ``StoreError/closed``, what `body` throws, or an error of the commit;
-    ///   the store is then exactly as before.
+    /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)`` (naming
+    ///   `call`) inside a transaction body of this store, what `body` throws, or an error
+    ///   of the commit; the store is then exactly as before.
     func commitTransaction<R>(
-        origin: StoreEvent.Origin, _ body: (StoreState) throws -> (result: R, applied: [ChangeID])
+        origin: StoreEvent.Origin, call: String = "the store",
+        _ body: (StoreState) throws -> (result: R, applied: [ChangeID])
     ) throws -> R {
         // Outside the lock's closure: a result handed out of `withLock` must be `sending`,
         // and one made inside `environment.write` cannot be proven so.
         var result: R?
-        let events = try state.withLock { state -> [StoreEvent] in
+        try withStateLock(call) { state in
             guard !state.isClosed else { throw StoreError.closed }
             let (replica, layout) = (state.replica, state.layout)
             let written: (commit: PreparedCommit?, transaction: Int)
@@ -50,37 +59,73 @@ extension Store {
                 state.rollbackSession()
                 throw error
             }
-            var events = state.takeOtherProcessEvent().map { [$0] } ?? []
+            // Published under the lock: an observer registered under it (``events(since:)``,
+            // ``observe(_:)``) sees every commit after its start and none before, and all
+            // see commits in commit order.
+            if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
             if let commit = written.commit {
-                events.append(state.finish(commit, transaction: written.transaction))
+                publish(state.finish(commit, transaction: written.transaction), state: state)
             } else {
                 state.endEmptySession()
             }
-            return events
         }
-        for event in events { publish(event) }
         return result!
     }
 
     /// Runs `body` on the state as of LMDB's latest commit, under the store's lock.
     ///
-    /// - Throws: ``StoreError/closed``, an error reading the state again, or what `body`
-    ///   throws.
-    func withCurrentState<R>(_ body: (StoreState) throws -> R) throws -> R {
+    /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)`` (naming
+    ///   `call`), an error reading the state again, or what `body` throws.
+    func withCurrentState<R>(call: String = "the store", _ body: (StoreState) throws -> R) throws -> R {
         var result: R?  // outside, as in `commitTransaction`
-        let event = try state.withLock { state -> StoreEvent? in
+        try withStateLock(call) { state in
             guard !state.isClosed else { throw StoreError.closed }
             try environment.read { tx in try state.refresh(in: tx, snapshot: tx.transactionID) }
+            // Before the body, under the lock (as in `commitTransaction`): an observer the
+            // body registers starts after what was caught up here.
+            if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
             result = try body(state)
-            return state.takeOtherProcessEvent()
         }
-        if let event { publish(event) }
         return result!
     }
 
     /// Publishes what other processes committed, if the last transaction noticed any.
     func publishOtherProcessEvent() {
-        if let event = state.withLock({ $0.takeOtherProcessEvent() }) { publish(event) }
+        try? withStateLock("the store") { state in
+            if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
+        }
+    }
+
+    /// Runs `body` under the store's lock — the one way to take it.
+    ///
+    /// A call from inside a transaction body of this store (the thread holds the lock
+    /// already) throws ``StoreError/nestedTransaction(_:)`` instead of locking again,
+    /// which `Mutex` answers with a fatal error ("Recursive call to lock Mutex").
+    ///
+    /// The check is per thread, and exact: transaction bodies are synchronous, so the
+    /// thread that holds the lock is the one running the body; the holder's ID is stored
+    /// after locking and cleared before unlocking, and no other thread ever stores this
+    /// thread's ID.
+    ///
+    /// - Parameter call: The public call, for the error (`"store.write"`).
+    /// - Throws: ``StoreError/nestedTransaction(_:)``, or what `body` throws.
+    func withStateLock<R>(_ call: String, _ body: (StoreState) throws -> R) throws -> R {
+        let thread = currentThreadID()
+        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        var result: R?  // outside, as in `commitTransaction`
+        try state.withLock { state in
+            lockHolder.store(thread, ordering: .relaxed)
+            defer { lockHolder.store(0, ordering: .relaxed) }
+            result = try body(state)
+        }
+        return result!
+    }
+
+    /// The state, when the calling thread holds the store's lock (it runs a transaction
+    /// body of this store); `nil` otherwise. Lets the properties that cannot throw
+    /// (``version``, ``storeID``) answer inside a body from the state already held.
+    var stateHeldByThisThread: StoreState? {
+        lockHolder.load(ordering: .relaxed) == currentThreadID() ? lockedState : nil
     }
 
     /// Catches up with other processes now: their commits reach ``events()`` without
@@ -94,7 +139,7 @@ extension Store {
     /// LMDB has no change notification across processes; a check is one read
     /// transaction, so polling every 50 ms costs nothing noticeable.
     func watchOtherProcesses(_ watching: Bool) {
-        state.withLock { $0.reportsOtherProcessChanges = watching }
+        lockedState.reportsOtherProcessChanges.store(watching, ordering: .relaxed)  // no lock: may run inside a body
         otherProcessWatch.withLock { timer in
             guard watching != (timer != nil) else { return }
             guard watching else {
@@ -117,4 +162,13 @@ extension StoreState {
         defer { otherProcessEvent = nil }
         return otherProcessEvent
     }
+}
+
+/// The calling thread's ID, for ``Store/withStateLock(_:_:)``.
+private func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+    return UInt(bitPattern: pthread_self())
+    #else
+    return UInt(pthread_self())
+    #endif
 }

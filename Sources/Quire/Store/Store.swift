@@ -23,7 +23,9 @@ import Synchronization
 ///
 /// Thread-safety: a `Store` may be used from any thread or task. Transactions are
 /// serialised by one lock, and their bodies are synchronous (LMDB's rule). Do not call
-/// the store from inside a transaction body. One process opens a store directory once;
+/// the store from inside a transaction body: such a call throws
+/// ``StoreError/nestedTransaction(_:)`` (``version`` and ``storeID`` answer from the
+/// state the body sees). One process opens a store directory once;
 /// several processes may have it open at the same time (see ``init(directory:options:)``).
 public final class Store: Sendable {
     /// The directory holding the store's files.
@@ -31,13 +33,22 @@ public final class Store: Sendable {
     /// This replica's ID, chosen at random when the store was created.
     public let replica: ReplicaID
     /// The store's lineage, shared by all its replicas. A new store that has made no
-    /// change takes the lineage of the first full delta file it imports.
+    /// change takes the lineage of the first full delta file it imports; one that has
+    /// only its own changes, when it imports with ``importDelta(_:joiningLineage:)``.
+    ///
+    /// Inside a transaction body of this store it answers from the state the body sees.
     public var storeID: StoreID {
-        (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
+        if let held = stateHeldByThisThread { return held.meta.storeID }
+        return (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
     }
 
     let environment: Environment
     let state: Mutex<StoreState>
+    /// The thread that holds `state`'s lock, 0 when none (see ``withStateLock(_:_:)``).
+    let lockHolder = Atomic<UInt>(0)
+    /// The object `state` guards, for ``stateHeldByThisThread`` only: touched only by
+    /// the thread that holds the lock.
+    let lockedState: StoreState
     let observers = Mutex<Observers>(Observers())
     /// Polls for other processes' commits while someone observes (see `Store+Transactions.swift`).
     let otherProcessWatch = Mutex<(any DispatchSourceTimer)?>(nil)
@@ -58,6 +69,8 @@ public final class Store: Sendable {
         /// the checkpoint at ``Store/close()``). `.readOnlyWithoutLock` also skips LMDB's
         /// lock file, for a store on a read-only file system only (nobody can write it).
         public var access: Access = .readWrite
+        /// How consecutive edits become one undo step: typing within 1 s, by default.
+        public var undoGrouping: UndoGrouping = .standard
 
         /// Default options: full durability, random replica ID.
         public init() {}
@@ -75,9 +88,14 @@ public final class Store: Sendable {
     /// - Parameters:
     ///   - directory: The store's directory. Keep it out of synced folders.
     ///   - options: Durability, map size, record types.
-    /// - Throws: ``StoreError`` for a damaged or incompatible store, or an `LMDBError`
+    /// - Throws: ``StoreError`` for a damaged or incompatible store or a `directory` that is
+    ///   a file (``StoreError/notADirectory(_:)``), or an `LMDBError`
     ///   (for example `.alreadyOpen` when this process has it open already).
     public init(directory: String, options: Options = Options()) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StoreError.notADirectory(directory)
+        }
         if options.access == .readWrite {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
@@ -90,17 +108,19 @@ public final class Store: Sendable {
         let environment = try Environment(path: directory, configuration: configuration)
         let layout = try StoreLayout(environment: environment)
         let loaded = try Self.load(environment: environment, layout: layout, options: options)
+        loaded.undoHistory.grouping = options.undoGrouping
         self.directory = directory
         self.environment = environment
         self.replica = loaded.meta.replica
         self.state = Mutex(loaded)
+        self.lockedState = loaded
         try register(options.recordTypes)
     }
 
     /// Writes a checkpoint (fresh snapshots of the texts changed since the last one) and
     /// closes the store; later calls throw. Pending observers finish.
     public func close() throws {
-        try state.withLock { state in
+        try withStateLock("store.close") { state in
             guard !state.isClosed else { return }
             try state.writeCheckpoint()
             state.isClosed = true
@@ -111,8 +131,17 @@ public final class Store: Sendable {
     }
 
     /// Every replica's next counter: what this store has of each.
+    ///
+    /// ```swift
+    /// let delta = try phone.exportDelta(since: laptop.version)
+    /// ```
+    ///
+    /// It first catches up with what other processes committed. Inside a transaction
+    /// body of this store it answers from the state the body sees, without catching up
+    /// (the body's `tx.version` says the same).
     public var version: VersionVector {
-        (try? withCurrentState { $0.meta.version }) ?? state.withLock { $0.meta.version }
+        if let held = stateHeldByThisThread { return held.meta.version }
+        return (try? withCurrentState { $0.meta.version }) ?? state.withLock { $0.meta.version }
     }
 
     /// Reads from a consistent view of the store.
@@ -123,11 +152,22 @@ public final class Store: Sendable {
     ///
     /// What another process committed before the read began is visible.
     ///
-    /// - Parameter body: Reads through the transaction; must not call the store.
+    /// To factor reads into functions, pass the transaction as a `borrowing` parameter —
+    /// `func f<Tx: StoreReading & ~Copyable>(…, in tx: borrowing Tx)` works in `read` and
+    /// `write` alike. Do not declare a local `func` (or a closure stored in a `let`)
+    /// inside the body that *captures* `tx`: Swift 6.3.1 crashes compiling it
+    /// (`MoveOnlyChecker`, signal 11). Inline closures passed directly (`ids.map { try
+    /// tx.record(Note.self, $0) }`) are fine. See "Helper functions over a transaction"
+    /// in `docs/store.md`.
+    ///
+    /// - Parameter body: Reads through the transaction; must not call the store (a call
+    ///   throws ``StoreError/nestedTransaction(_:)``; ``version`` and ``storeID`` answer).
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws, or ``StoreError/closed``.
+    /// - Throws: What `body` throws, ``StoreError/closed``, or
+    ///   ``StoreError/nestedTransaction(_:)`` when called inside a transaction body of
+    ///   this store.
     public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
-        try withCurrentState { state in
+        try withCurrentState(call: "store.read") { state in
             // Bound first, then lent: passing `StoreReader(state:)` straight to the generic
             // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
             // a nonCopyable type with a guaranteed value").
@@ -148,13 +188,18 @@ public final class Store: Sendable {
     /// writes until it returns. It may run more than once (after the map grew), so it
     /// must have no side effects outside the transaction.
     ///
-    /// - Parameter body: Makes the changes; must not call the store.
+    /// - Parameter body: Makes the changes; must not call the store (a call throws
+    ///   ``StoreError/nestedTransaction(_:)``; ``version`` and ``storeID`` answer).
     /// - Returns: What `body` returns.
-    /// - Throws: What `body` throws, or an error from the commit.
+    /// - Throws: What `body` throws, an error from the commit, or
+    ///   ``StoreError/nestedTransaction(_:)`` when called inside a transaction body of
+    ///   this store.
     public func write<R>(_ body: (borrowing StoreWriter) throws -> R) throws -> R {
-        try commitTransaction(origin: .local) { state in
-            let writer = StoreWriter(state: state)  // bound first, as in `read`
-            return (try body(writer), [])
+        try committingBufferedTyping {  // for an undo (see Store+Undo.swift)
+            try commitTransaction(origin: .local, call: "store.write") { state in
+                let writer = StoreWriter(state: state)  // bound first, as in `read`
+                return (try body(writer), [])
+            }
         }
     }
 
@@ -191,7 +236,7 @@ public final class Store: Sendable {
     ///
     /// - Throws: ``StoreError/closed``, or an error writing what was learned.
     public func register(_ types: [any Record.Type]) throws {
-        try state.withLock { state in
+        try withStateLock("store.register") { state in
             guard !state.isClosed else { throw StoreError.closed }
             try state.register(types)
         }

@@ -200,6 +200,41 @@ public struct StoreID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
 }
 
+/// A store ID encodes as its 32 lowercase hexadecimal digits (``StoreID/description``).
+///
+/// ```swift
+/// try JSONEncoder().encode(store.storeID)   // "5f0c…" (32 digits)
+/// ```
+extension StoreID: Codable {
+    /// Encodes the ID as 32 lowercase hexadecimal digits.
+    ///
+    /// - Parameter encoder: The encoder to write to.
+    /// - Throws: What the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    /// Decodes the string ``encode(to:)`` writes.
+    ///
+    /// - Parameter decoder: The decoder to read from.
+    /// - Throws: `DecodingError.dataCorrupted` unless the value is 32 hexadecimal digits.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        // Two halves of sixteen digits, each read as a replica ID reads its digits.
+        let halves = string.utf8.count == 32
+            ? [string.prefix(16), string.suffix(16)].compactMap { ReplicaID(hexadecimal: String($0))?.rawValue }
+            : []
+        let bytes = halves.flatMap { half in (0..<8).reversed().map { UInt8(truncatingIfNeeded: half >> ($0 * 8)) } }
+        guard bytes.count == Self.byteCount else {
+            throw Swift.DecodingError.dataCorruptedError(
+                in: container, debugDescription: "a store ID is 32 hexadecimal digits, not \(string.debugDescription)")
+        }
+        self.init(bytes: bytes)
+    }
+}
+
 extension String {
     func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

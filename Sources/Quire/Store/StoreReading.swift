@@ -4,6 +4,19 @@ import QuireCore
 ///
 /// Everything read reflects the transaction's view: in a ``StoreWriter``, its own
 /// writes so far included.
+///
+/// Write helpers generic over it to use them in reads and writes alike, taking the
+/// transaction as `borrowing`:
+///
+/// ```swift
+/// func title<Tx: StoreReading & ~Copyable>(of id: RecordID, in tx: borrowing Tx) throws -> String {
+///     try tx.record(Note.self, id).title
+/// }
+/// let titles = try store.read { tx in try ids.map { try title(of: $0, in: tx) } }
+/// ```
+///
+/// Never a local `func` inside a transaction body that captures `tx`: Swift 6.3.1
+/// crashes compiling it (`MoveOnlyChecker`, signal 11); pass `tx` as a parameter instead.
 public protocol StoreReading: ~Copyable {
     /// The store's contents; an implementation detail.
     var _state: StoreState { get }
@@ -30,6 +43,7 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is of
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
+        _state.learnTexts(T.self)
         guard let record = _state.record(id) else { return nil }
         guard record.type == T.typeName else { throw .wrongType(id, expected: T.typeName, actual: record.type) }
         return try RecordFields.decode(T.self, from: record.values, id: id)
@@ -128,6 +142,7 @@ extension StoreReading where Self: ~Copyable {
 
     /// Every record of `type` (live, or also deleted), in ID order, decoded or not.
     private func decodeAll<T: Record>(_ type: T.Type, includingDeleted: Bool) -> [(RecordID, Result<T, StoreError>)] {
+        _state.learnTexts(T.self)
         var ids: [RecordID] = []
         for (id, record) in _state.records where record.type == T.typeName {
             guard includingDeleted ? _state.tree.contains(id.node) : _state.isLive(id) else { continue }
@@ -138,15 +153,44 @@ extension StoreReading where Self: ~Copyable {
         }
     }
 
-    /// All records of `type`, sorted by `key`.
+    /// All records of `type` kept by `isIncluded`, sorted by `key`; records in the trash
+    /// only when asked for.
     ///
     /// ```swift
     /// let byName = try tx.all(Project.self, sortedBy: \.name)
+    /// let newestPoetry = try tx.all(Project.self, sortedBy: \.created, ascending: false) { $0.type == .poetry }
+    /// let caseless = try tx.all(Project.self, sortedBy: \.name.localizedLowercase)
     /// ```
+    ///
+    /// The sort is stable: records with equal keys stay in ID order. Any key path to a
+    /// `Comparable` value works, computed properties included (map an optional field to a
+    /// non-optional one in a computed property to sort by it).
+    ///
+    /// - Parameters:
+    ///   - type: The record type.
+    ///   - includingDeleted: Include records in the trash.
+    ///   - key: What to sort by.
+    ///   - ascending: Smallest key first (default), or largest first.
+    ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Returns: The kept records, sorted.
+    /// - Throws: As ``all(_:includingDeleted:where:)``.
+    /// - Complexity: O(*n* + *k* log *k*) for *n* records in the store and *k* kept.
     public func all<T: Record, Key: Comparable>(
-        _ type: T.Type, sortedBy key: KeyPath<T, Key>, ascending: Bool = true
+        _ type: T.Type, includingDeleted: Bool = false, sortedBy key: KeyPath<T, Key>, ascending: Bool = true,
+        where isIncluded: (T) throws -> Bool = { _ in true }
     ) throws -> [Stored<T>] {
-        try all(type).sorted { ascending ? $0.value[keyPath: key] < $1.value[keyPath: key] : $0.value[keyPath: key] > $1.value[keyPath: key] }
+        Self.sorted(try all(type, includingDeleted: includingDeleted, where: isIncluded), by: key, ascending: ascending)
+    }
+
+    /// `records` sorted by `key`, ties in their given order.
+    private static func sorted<T: Record, Key: Comparable>(
+        _ records: [Stored<T>], by key: KeyPath<T, Key>, ascending: Bool
+    ) -> [Stored<T>] {
+        let keyed = records.enumerated().map { (place: $0.offset, key: $0.element.value[keyPath: key], record: $0.element) }
+        return keyed.sorted { a, b in
+            if a.key != b.key { return ascending ? a.key < b.key : b.key < a.key }
+            return a.place < b.place
+        }.map(\.record)
     }
 
     /// The type name of the record `id`, or `nil` when there is none.
@@ -159,12 +203,63 @@ extension StoreReading where Self: ~Copyable {
         _state.tree.children(of: parent?.node ?? .root).map(RecordID.init)
     }
 
-    /// The children of `parent` that are records of `type`, in sibling order.
-    public func children<T: Record>(of parent: RecordID?, ofType type: T.Type) throws -> [Stored<T>] {
-        try children(of: parent).compactMap { id in
-            guard _state.record(id)?.type == T.typeName else { return nil }
-            return Stored(id: id, value: try record(T.self, id))
+    /// The children of `parent` that are records of `type` and that `isIncluded` keeps, in
+    /// sibling order.
+    ///
+    /// ```swift
+    /// let folders = try tx.children(of: project, ofType: Folder.self)
+    /// let drafts = try tx.children(of: folder, ofType: File.self) { $0.status == "draft" }
+    /// ```
+    ///
+    /// Children of other types are left out. The children of a deleted record are listed
+    /// too (they are in the trash with it); the trash's own children are ``trash``.
+    ///
+    /// - Parameters:
+    ///   - parent: The parent record; `nil` for the top level.
+    ///   - type: The record type.
+    ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Returns: The kept children, in sibling order.
+    /// - Throws: ``StoreError/decodingFailed(record:type:problem:)`` for a child of the
+    ///   type that does not decode, or what `isIncluded` throws.
+    /// - Complexity: O(*k*) for *k* children.
+    public func children<T: Record>(
+        of parent: RecordID?, ofType type: T.Type, where isIncluded: (T) throws -> Bool = { _ in true }
+    ) throws -> [Stored<T>] {
+        _state.learnTexts(T.self)
+        var result: [Stored<T>] = []
+        for id in children(of: parent) {
+            guard let stored = _state.record(id), stored.type == T.typeName else { continue }
+            let value = try RecordFields.decode(T.self, from: stored.values, id: id)
+            if try isIncluded(value) { result.append(Stored(id: id, value: value)) }
         }
+        return result
+    }
+
+    /// The children of `parent` that are records of `type` and that `isIncluded` keeps,
+    /// sorted by `key`.
+    ///
+    /// ```swift
+    /// let byName = try tx.children(of: draft, ofType: File.self, sortedBy: \.name)
+    /// let unrated = try tx.children(of: draft, ofType: File.self, sortedBy: \.name) { $0.rating == nil }
+    /// ```
+    ///
+    /// The sort is stable: children with equal keys stay in sibling order. The stored
+    /// sibling order is untouched (use ``StoreWriter/reorder(_:to:)`` to change it).
+    ///
+    /// - Parameters:
+    ///   - parent: The parent record; `nil` for the top level.
+    ///   - type: The record type.
+    ///   - key: What to sort by.
+    ///   - ascending: Smallest key first (default), or largest first.
+    ///   - isIncluded: Keeps the records for which it returns `true`.
+    /// - Returns: The kept children, sorted.
+    /// - Throws: As ``children(of:ofType:where:)``.
+    /// - Complexity: O(*k* log *k*) for *k* children.
+    public func children<T: Record, Key: Comparable>(
+        of parent: RecordID?, ofType type: T.Type, sortedBy key: KeyPath<T, Key>, ascending: Bool = true,
+        where isIncluded: (T) throws -> Bool = { _ in true }
+    ) throws -> [Stored<T>] {
+        Self.sorted(try children(of: parent, ofType: type, where: isIncluded), by: key, ascending: ascending)
     }
 
     /// The children of the trash: records deleted (with their subtrees), restorable.
@@ -174,6 +269,37 @@ extension StoreReading where Self: ~Copyable {
     public func parent(of id: RecordID) -> RecordID? {
         guard let parent = _state.tree.parent(of: id.node), !parent.isFixed else { return nil }
         return RecordID(parent)
+    }
+
+    /// Where a record in the trash was deleted from: its parent then and its index among
+    /// that parent's children now. ``StoreWriter/restore(_:)`` puts it back there.
+    ///
+    /// ```swift
+    /// try store.write { tx in try tx.delete(chapter) }
+    /// try store.read { tx in tx.deletedFrom(chapter) }   // RecordPlace(parent: draft, index: 2)
+    /// ```
+    ///
+    /// Read from the hierarchy's move log (the move before the delete), so it holds on
+    /// every replica after a merge and after reopening. The index is where the record's
+    /// old sibling position falls among the parent's current children: the old index when
+    /// the siblings are unchanged, and still between its old neighbours when others were
+    /// added, removed or restored since.
+    ///
+    /// - Parameter id: A record in the trash, deleted itself (one of ``trash``).
+    /// - Returns: `nil` when `id` is not itself in the trash (live, unknown, or inside a
+    ///   deleted record: ask about that one), or was created there.
+    /// - Complexity: O(log *n* + *k*) for *n* hierarchy operations and *k* children of the
+    ///   old parent.
+    public func deletedFrom(_ id: RecordID) -> RecordPlace? {
+        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        return RecordPlace(parent: place.parent == .root ? nil : RecordID(place.parent), index: place.index)
+    }
+
+    /// The place ``StoreWriter/restore(_:)`` puts `id` back: ``deletedFrom(_:)`` with the
+    /// old position key.
+    func placeBeforeDeletion(of id: RecordID) -> (parent: NodeID, position: PositionKey)? {
+        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        return (place.parent, place.position)
     }
 
     /// Whether `id` is in the trash (deleted itself or inside a deleted subtree).
@@ -210,8 +336,12 @@ extension StoreReading where Self: ~Copyable {
     // MARK: Texts
 
     /// The whole text; empty when it was never written.
+    ///
+    /// - Throws: ``StoreError/undeclaredText(_:type:declared:)`` when the record's type
+    ///   declares its ``Record/texts`` and this is not one of them (so do the other reads
+    ///   and every edit of a text).
     public func string(of text: TextID) throws -> String {
-        try _state.existingText(text)?.text.string ?? ""
+        try declaredText(text)?.text.string ?? ""
     }
 
     /// Part of the text.
@@ -223,7 +353,7 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/text(_:_:)`` for a range outside the text or inside a character.
     /// - Complexity: O(log *n* + *k*).
     public func string(of text: TextID, in range: Range<Int>, unit: TextUnit = .unicodeScalars) throws -> String {
-        guard let stored = try _state.existingText(text) else {
+        guard let stored = try declaredText(text) else {
             if range.isEmpty && range.lowerBound == 0 { return "" }
             throw StoreError.text(text, .positionOutOfRange(range.upperBound, count: 0, unit: unit))
         }
@@ -232,11 +362,18 @@ extension StoreReading where Self: ~Copyable {
 
     /// The length of the text in `unit`s. O(1).
     public func length(of text: TextID, unit: TextUnit = .unicodeScalars) throws -> Int {
-        try _state.existingText(text)?.text.count(in: unit) ?? 0
+        try declaredText(text)?.text.count(in: unit) ?? 0
+    }
+
+    /// The text, after checking its name against its record type's ``Record/texts``;
+    /// `nil` when it was never written.
+    private func declaredText(_ text: TextID) throws -> StoredText? {
+        try _state.checkDeclared(text)
+        return try _state.existingText(text)
     }
 
     /// The number of words in the text (runs of letters and digits).
     public func wordCount(of text: TextID) throws -> Int {
-        try _state.existingText(text)?.text.wordCount ?? 0
+        try declaredText(text)?.text.wordCount ?? 0
     }
 }

@@ -130,9 +130,9 @@ extension StoreState {
                 problem: "another process replaced the store in \(environment.path) (replica \(fresh.meta.replica), "
                     + "not \(replica)); close and open it again")
         }
-        let before = meta.version
+        let (before, treeBefore) = (meta.version, tree)
         adopt(fresh)
-        noteOtherProcessChanges(since: before, in: tx)
+        noteOtherProcessChanges(since: before, treeBefore: treeBefore, in: tx)
     }
 
     /// Takes over everything `fresh` read from disk; keeps what only this process knows
@@ -155,21 +155,21 @@ extension StoreState {
     }
 
     /// Adds what the changes between `version` and the current one touched to
-    /// ``otherProcessEvent``.
-    private func noteOtherProcessChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) {
-        guard reportsOtherProcessChanges, meta.version != version else { return }
+    /// ``otherProcessEvent``, with where moved nodes were in `treeBefore`.
+    private func noteOtherProcessChanges<T: ReadableTransaction & ~Copyable>(
+        since version: VersionVector, treeBefore: ReplicatedTree, in tx: borrowing T
+    ) {
+        guard reportsOtherProcessChanges.load(ordering: .relaxed), meta.version != version else { return }
         var event = otherProcessEvent ?? StoreEvent(origin: .otherProcess)
         // Best effort: a log the other process pruned meanwhile leaves the event without
         // details (its changes are still read); `verify` reports a damaged log.
-        for change in (try? storedChanges(since: version, in: tx)) ?? [] {
-            event.changes.append(change.id)
-            for operation in change.operations {
-                switch operation {
-                case .fields(let record, _, _): event.records.insert(record)
-                case .text(let text, _): event.texts.insert(text)
-                case .tree(let move): event.nodes.insert(RecordID(move.node))
-                }
-            }
+        for change in (try? storedChanges(since: version, in: tx)) ?? [] { event.note(change) }
+        for id in event.nodes {
+            // An event not yet published keeps where the node was before its first change.
+            let from: StoreEvent.Place?? = event.moves[id].map(\.from)
+            event.moves[id] = StoreEvent.Move(
+                from: from ?? treeBefore.parent(of: id.node).map(StoreEvent.Place.init),
+                to: tree.parent(of: id.node).map(StoreEvent.Place.init))
         }
         otherProcessEvent = event
     }

@@ -19,6 +19,7 @@ extension StoreState {
         var newlyPending: Set<ChangeID> = []
 
         var treeBatch: [TreeOperation] = []
+        var incomingTexts: [TextID: IncomingTextEdits] = [:]
         func isReady(_ change: IncomingChange) -> Bool {
             change.id.counter == version[change.id.replica]
                 && change.dependencies.counters.allSatisfy { version[$0.key] >= $0.value }
@@ -31,9 +32,9 @@ extension StoreState {
             }
             noteNames(of: resolved.changes[0])  // a run's changes share its first one's name
             if let run = resolved.run {
-                try applyText(run.text, run.operations, of: id, report: &report)
+                try applyText(run.text, run.operations, of: id, seenThen: madeOn(change.dependencies, change.id.replica, change.endCounter), texts: &incomingTexts, report: &report)
             } else {
-                try apply(resolved.changes[0], knowledge: seen[id.replica]!, treeBatch: &treeBatch, report: &report)
+                try apply(resolved.changes[0], knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
             }
             if pending[id] != nil { session?.pendingRemoved.insert(id) }
             newlyPending.remove(id)
@@ -132,6 +133,7 @@ extension StoreState {
             let treeReport = tree.apply(treeBatch)
             report.skippedMoves = treeReport.skipped.count
         }
+        report.overlappingEdits = try overlappingEdits(incomingTexts)
         pending = queue
         session?.pendingAdded = newlyPending
         report.pending = queue.keys.sorted()
@@ -247,7 +249,8 @@ extension StoreState {
     }
 
     private func apply(
-        _ change: Change, knowledge: VersionVector, treeBatch: inout [TreeOperation], report: inout MergeReport
+        _ change: Change, knowledge: VersionVector, treeBatch: inout [TreeOperation],
+        texts incomingTexts: inout [TextID: IncomingTextEdits], report: inout MergeReport
     ) throws(StoreError) {
         for operation in change.operations {
             switch operation {
@@ -272,7 +275,7 @@ extension StoreState {
                     OverwrittenValue(record: id, field: $0.field, value: String(decoding: $0.value, as: UTF8.self), timestamp: $0.timestamp)
                 }
             case .text(let id, let operations):
-                try applyText(id, operations, of: change.id, report: &report)
+                try applyText(id, operations, of: change.id, seenThen: madeOn(change.dependencies, change.id.replica, change.endCounter), texts: &incomingTexts, report: &report)
             }
         }
         // No valid replica places in the hierarchy a record it has not got, or under one:
@@ -288,7 +291,19 @@ extension StoreState {
     }
 
     /// Applies text operations of the change (or run) `change` to the text `id`.
-    private func applyText(_ id: TextID, _ operations: [TextOperation], of change: ChangeID, report: inout MergeReport) throws(StoreError) {
+    /// What a change (or run) was made on: its dependencies, and its own replica's changes
+    /// up to its end.
+    private func madeOn(_ dependencies: VersionVector, _ replica: ReplicaID, _ end: UInt64) -> VersionVector {
+        var version = dependencies
+        version.formUnion(VersionVector([replica: end]))
+        return version
+    }
+
+    /// `seenThen`: what the operations were made on, noted for the overlapping-edits report.
+    private func applyText(
+        _ id: TextID, _ operations: [TextOperation], of change: ChangeID, seenThen: VersionVector,
+        texts incomingTexts: inout [TextID: IncomingTextEdits], report: inout MergeReport
+    ) throws(StoreError) {
         let stored: StoredText
         do {
             stored = try text(id)
@@ -307,6 +322,62 @@ extension StoreState {
             throw .invalidChange("change \(change), text \(id): operations refer to text this store does not have")
         }
         report.changedTexts.insert(id)
+        incomingTexts[id, default: IncomingTextEdits()].operations += operations
+        incomingTexts[id, default: IncomingTextEdits()].seen.formUnion(seenThen)
+    }
+
+    /// The passages of each text that the merged changes and this store's own changes
+    /// since their common version both changed (see ``OverlappingEdit``).
+    ///
+    /// This store's side is the text operations of the logged changes the incoming side
+    /// had not seen (`seen`: the union of what the incoming changes of the text were made
+    /// on, their own replicas' earlier changes included); the log is scanned once, from
+    /// the oldest such version.
+    private func overlappingEdits(_ incoming: [TextID: IncomingTextEdits]) throws(StoreError) -> [OverlappingEdit] {
+        guard !incoming.isEmpty else { return [] }
+        // Per replica, the lowest counter any text's incoming side had not seen.
+        var from: [ReplicaID: UInt64] = [:]
+        for (replica, next) in meta.version.counters {
+            let lowest = incoming.values.map { $0.seen[replica] }.min() ?? next
+            if lowest < next { from[replica] = lowest }
+        }
+        var local: [TextID: [TextOperation]] = [:]
+        let layout = layout
+        do {
+            try environment.read { tx in
+                for (replica, first) in from.sorted(by: { $0.key < $1.key }) {
+                    let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: first))
+                    let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
+                    var failure: StoreError?
+                    try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
+                        do throws(StoreError) {
+                            let change = try decodeLogEntry(key: key, value: value)
+                            for case .text(let text, let operations) in change.operations {
+                                guard let side = incoming[text], change.id.counter >= side.seen[replica] else { continue }
+                                local[text, default: []] += operations
+                            }
+                        } catch {
+                            failure = error
+                            return .stop
+                        }
+                        return .continue
+                    }
+                    if let failure { throw failure }
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt(database: layout.changes.name, problem: "\(error)")
+        }
+        var result: [OverlappingEdit] = []
+        for text in local.keys.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
+            guard let stored = texts[text], let theirs = incoming[text] else { continue }
+            for overlap in stored.text.overlappingEdits(local[text]!, theirs.operations) {
+                result.append(OverlappingEdit(text: text, range: overlap.range, utf16Range: overlap.utf16Range))
+            }
+        }
+        return result
     }
 
     /// Sibling-name clashes under the parents of the records a merge touched.
@@ -341,6 +412,12 @@ extension StoreState {
         names[replica] = table
         session?.learnedNames[replica, default: []] += learned
     }
+}
+
+/// The text operations a merge brings to one text, and what their changes were made on.
+struct IncomingTextEdits {
+    var operations: [TextOperation] = []
+    var seen = VersionVector()
 }
 
 extension IncomingChange {

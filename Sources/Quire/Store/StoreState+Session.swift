@@ -56,6 +56,8 @@ extension StoreState {
     ///   the transaction changed nothing (end it with ``endEmptySession()``).
     func prepareCommit(origin: StoreEvent.Origin, applied: [ChangeID] = []) throws -> PreparedCommit? {
         guard let session else { return nil }
+        // An undo that found typing still buffered, even if its body caught the request.
+        if !session.typingToCommit.isEmpty { throw TypingCommitRequest(sessions: session.typingToCommit) }
         var writes = DiskWrites()
         var event = StoreEvent(origin: origin)
         var newMeta = meta
@@ -91,7 +93,12 @@ extension StoreState {
         }
 
         let treeChanges = session.touchesTree ? tree.pendingChanges() : nil
-        for node in treeChanges?.nodes ?? [] { event.nodes.insert(RecordID(node.node)) }
+        for node in treeChanges?.nodes ?? [] {
+            let id = RecordID(node.node)
+            event.nodes.insert(id)
+            event.moves[id] = StoreEvent.Move(
+                from: node.before.map { StoreEvent.Place($0.parent) }, to: node.after.map { StoreEvent.Place($0.parent) })
+        }
 
         switch origin {
         case .local:
@@ -161,7 +168,21 @@ extension StoreState {
     /// Ends a transaction that changed nothing.
     func endEmptySession() {
         if session?.touchesTree == true { tree.commitChanges() }
+        // An undo whose parts were all changed since by others still uses up its step.
+        if let session, session.reverted != nil { recordUndo(session, textOperations: []) }
         session = nil
+    }
+
+    /// Adds what a committed local transaction did to the undo history (see
+    /// ``UndoHistory/record(_:reverted:typing:redirects:)``).
+    private func recordUndo(_ session: WriteSession, textOperations: [(TextID, [TextOperation])]) {
+        var step = UndoStep()
+        step.texts = textOperations.map { ($0.0, ReplicatedText.EditFootprint([]).followed(by: .init($0.1))) }
+        step.fields = session.undoFields
+        step.moves = session.undoMoves
+        let typing = session.typingEnded || !step.fields.isEmpty || !step.moves.isEmpty || step.texts.count != 1
+            ? nil : session.typing
+        undoHistory.record(step, reverted: session.reverted, typing: typing, redirects: session.undoRedirects)
     }
 
     /// Makes the memory match a commit LMDB has made durable, and ends the session.
@@ -170,12 +191,7 @@ extension StoreState {
     /// - Returns: The event to publish.
     func finish(_ commit: PreparedCommit, transaction: Int) -> StoreEvent {
         guard let session else { return commit.event }
-        if commit.event.origin == .local {
-            for (id, operations) in commit.textOperations {
-                undoHistories[id, default: TextUndoHistory()].record(
-                    .init(operations), as: session.undoActions[id], redirects: session.undoRedirects[id] ?? [])
-            }
-        }
+        if commit.event.origin == .local { recordUndo(session, textOperations: commit.textOperations) }
         if session.touchesTree { tree.commitChanges() }
         meta = commit.meta
         for (text, slot) in commit.newSlots {

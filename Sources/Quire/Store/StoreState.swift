@@ -1,5 +1,6 @@
 import LMDB
 import QuireCore
+import Synchronization
 
 /// The contents of an open store: a cache, in memory and guarded by the store's lock,
 /// of one committed LMDB transaction (``knownTransaction``), read again when another
@@ -37,10 +38,17 @@ public final class StoreState: @unchecked Sendable {
     /// Record type name → its ``Record/siblingNameField``, as learned from the types
     /// used; kept in the store.
     var nameFields: [String: String] = [:]
+    /// Record type name → the texts its Swift types declare (``Record/texts``), learned
+    /// from the types used in this process; type names some type declared `nil` for
+    /// accept any text. Not stored: it describes the code, not the data.
+    var declaredTexts: [String: Set<String>] = [:]
+    var anyTextTypes: Set<String> = []
     /// Set by ``Store/close()``.
     var isClosed = false
-    /// Undo and redo steps of this replica's text edits, per text.
-    var undoHistories: [TextID: TextUndoHistory] = [:]
+    /// This replica's undo and redo steps.
+    var undoHistory = UndoHistory()
+    /// The editing sessions holding typing not committed yet.
+    let bufferedTyping = BufferedTyping()
     /// The LMDB transaction whose committed state the memory reflects; another value in
     /// LMDB means another process wrote (see `StoreState+Loading.swift`).
     var knownTransaction = 0
@@ -49,7 +57,8 @@ public final class StoreState: @unchecked Sendable {
     var otherProcessEvent: StoreEvent?
     /// Whether anyone observes the store: only then is what other processes committed
     /// worked out for an event (reading their changes back costs as much as the reload).
-    var reportsOtherProcessChanges = false
+    /// Atomic: set as observers come and go, which may happen inside a transaction.
+    let reportsOtherProcessChanges = Atomic<Bool>(false)
 
     var replica: ReplicaID { meta.replica }
 
@@ -127,10 +136,20 @@ struct WriteSession {
     var textOrder: [TextID] = []
     /// The sibling-name fields before the transaction learned new ones.
     var savedNameFields: [String: String]?
-    /// Texts whose edits in this transaction are an undo or a redo.
-    var undoActions: [TextID: TextUndoHistory.Action] = [:]
-    /// Copies an undo or redo made of deleted characters, per text.
+    /// Undo: the step this transaction undoes or redoes, if it does.
+    var reverted: UndoHistory.Reverted?
+    /// Undo: copies an undo or redo made of deleted characters, per text.
     var undoRedirects: [TextID: [ReplicatedText.Redirect]] = [:]
+    /// Undo: the fields written and the nodes moved, with what they were before.
+    var undoFields: [UndoStep.FieldPart] = []
+    var undoMoves: [UndoStep.MovePart] = []
+    /// Undo grouping: the transaction's typing, while it only types into one text (see
+    /// ``TypingRun``); `typingEnded` once it did anything else.
+    var typing: TypingRun?
+    var typingEnded = false
+    /// Editing sessions whose buffered typing must be committed before this
+    /// transaction's undo (see ``BufferedTyping``); the transaction is then run again.
+    var typingToCommit: [TextEditingSession] = []
     /// Merges: the changes integrated, by ID.
     var integrated: [ChangeID: Change] = [:]
     /// Merges: pending changes applied now, and changes newly kept as pending.
@@ -145,8 +164,30 @@ struct WriteSession {
 }
 
 extension StoreState {
+    /// Notes `type`'s declared texts (see ``Record/texts``).
+    func learnTexts(_ type: any Record.Type) {
+        guard !anyTextTypes.contains(type.typeName) else { return }
+        guard let texts = type.texts else {
+            anyTextTypes.insert(type.typeName)
+            declaredTexts[type.typeName] = nil
+            return
+        }
+        if let known = declaredTexts[type.typeName], known.isSuperset(of: texts) { return }
+        declaredTexts[type.typeName, default: []].formUnion(texts)
+    }
+
+    /// Throws when `text`'s record is of a type that declares its texts and `text` is not
+    /// one of them.
+    func checkDeclared(_ text: TextID) throws(StoreError) {
+        guard let type = records[text.record]?.type, let declared = declaredTexts[type],
+            !declared.contains(text.field)
+        else { return }
+        throw .undeclaredText(text, type: type, declared: declared.sorted())
+    }
+
     /// Notes `type`'s sibling-name field inside a write; the commit stores it.
     func learn(_ type: any Record.Type) {
+        learnTexts(type)
         guard nameFields[type.typeName] != type.siblingNameField else { return }
         if session?.savedNameFields == nil { session?.savedNameFields = nameFields }
         nameFields[type.typeName] = type.siblingNameField
@@ -154,6 +195,7 @@ extension StoreState {
 
     /// Notes and stores the sibling-name fields of `types` outside a write.
     func register(_ types: [any Record.Type]) throws {
+        for type in types { learnTexts(type) }
         func adding(to fields: [String: String]) -> [String: String] {
             var learned = fields
             for type in types { learned[type.typeName] = type.siblingNameField }

@@ -34,7 +34,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
         _state.learn(T.self)
         try validate(record)
         let fields = try RecordFields.encode(record)
-        let move = try hierarchy { tree throws(TreeError) in
+        let move = try hierarchy(moving: nil) { tree throws(TreeError) in
             try tree.create(under: parent?.node ?? .root, at: index, metadata: Array(T.typeName.utf8))
         }
         let id = RecordID(move.node)
@@ -101,25 +101,66 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// - Throws: ``StoreError/hierarchy(_:)`` for a move into its own subtree or an
     ///   unknown record.
     public func move(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
-        try hierarchy { tree throws(TreeError) in try tree.move(id.node, to: parent?.node ?? .root, at: index) }
+        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: parent?.node ?? .root, at: index) }
     }
 
     /// Moves a record to position `index` among its current siblings.
     public func reorder(_ id: RecordID, to index: Int) throws {
         guard let parent = _state.tree.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
-        try hierarchy { tree throws(TreeError) in try tree.move(id.node, to: parent, at: index) }
+        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: parent, at: index) }
     }
 
     /// Moves a record and its subtree to the trash. Nothing is destroyed: its fields and
     /// texts stay, edits made concurrently inside it survive, and ``restore(_:to:at:)``
     /// brings it back.
     public func delete(_ id: RecordID) throws {
-        try hierarchy { tree throws(TreeError) in try tree.delete(id.node) }
+        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.delete(id.node) }
+    }
+
+    /// Puts a record in the trash back where it was deleted from: under its old parent, at
+    /// its old index (see ``StoreReading/deletedFrom(_:)``).
+    ///
+    /// ```swift
+    /// try store.write { tx in try tx.delete(chapter) }
+    /// try store.write { tx in try tx.restore(chapter) }   // back in Draft, where it was
+    /// ```
+    ///
+    /// - Parameter id: A record deleted itself (one of ``StoreReading/trash``).
+    /// - Throws: ``StoreError/notRestorable(_:reason:)`` when `id` is not itself in the
+    ///   trash (live, unknown, or inside a deleted record: restore that one), was created
+    ///   there, or was deleted from a record that is in the trash itself (restore that
+    ///   first, or give a destination with ``restore(_:to:at:)``).
+    public func restore(_ id: RecordID) throws {
+        guard let place = placeBeforeDeletion(of: id) else {
+            let reason: String
+            if _state.tree.parent(of: id.node) == .deletedRoot {
+                reason = "it was created in the trash, so it has no place to go back to; give one: restore(\(id), to: parent)"
+            } else if isDeleted(id), let deleted = path(of: id).first(where: { _state.tree.parent(of: $0.node) == .deletedRoot }) {
+                reason = "it is inside the deleted record \(deleted); restore that one"
+            } else if _state.tree.contains(id.node) {
+                reason = "it is not in the trash"
+            } else {
+                reason = "there is no such record in this store"
+            }
+            throw StoreError.notRestorable(id, reason: reason)
+        }
+        if place.parent != .root, isDeleted(RecordID(place.parent)) {
+            throw StoreError.notRestorable(
+                id, reason: "it was deleted from \(RecordID(place.parent)), which is in the trash itself; restore that first, or give another parent: restore(\(id), to: parent)")
+        }
+        // Its old position key puts it back between its old neighbours, wherever they are now.
+        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: place.parent, position: place.position) }
     }
 
     /// Moves a record out of the trash under `parent` (`nil`: the top level).
+    ///
+    /// - Parameters:
+    ///   - id: The record to restore.
+    ///   - parent: The new parent; `nil` for the top level.
+    ///   - index: The position among the new siblings; `nil` for the end.
+    /// - Throws: ``StoreError/hierarchy(_:)`` for an unknown record or parent.
     public func restore(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
-        try hierarchy { tree throws(TreeError) in try tree.restore(id.node, to: parent?.node ?? .root, at: index) }
+        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.restore(id.node, to: parent?.node ?? .root, at: index) }
     }
 
     // MARK: Texts
@@ -136,20 +177,25 @@ public struct StoreWriter: StoreReading, ~Copyable {
     ///   - position: An offset in `unit`s, `0...length`.
     ///   - unit: Unicode scalars (default), UTF-16 code units or UTF-8 bytes.
     ///   - text: A text of an existing record; created empty on first edit.
-    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``.
+    /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/text(_:_:)``,
+    ///   ``StoreError/undeclaredText(_:type:declared:)`` for a name the record's type does
+    ///   not declare in ``Record/texts``.
     /// - Complexity: O(log *n*) in the text's runs.
     public func insert(_ string: String, at position: Int, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
-        try editText(text) { replicated throws(TextError) in try replicated.insert(string, at: position, unit: unit) }
+        let typing = TypingRun(text: text, replacing: position..<position, with: string, unit: unit)
+        try editText(text, typing: typing) { replicated throws(TextError) in try replicated.insert(string, at: position, unit: unit) }
     }
 
     /// Deletes `range` (in `unit`s) from a text.
     public func delete(_ range: Range<Int>, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
-        try editText(text) { replicated throws(TextError) in try replicated.delete(range, unit: unit) }
+        let typing = TypingRun(text: text, replacing: range, with: "", unit: unit)
+        try editText(text, typing: typing) { replicated throws(TextError) in try replicated.delete(range, unit: unit) }
     }
 
     /// Replaces `range` (in `unit`s) of a text with `string`.
     public func replace(_ range: Range<Int>, with string: String, unit: TextUnit = .unicodeScalars, in text: TextID) throws {
-        try editText(text) { replicated throws(TextError) in try replicated.replace(range, with: string, unit: unit) }
+        let typing = TypingRun(text: text, replacing: range, with: string, unit: unit)
+        try editText(text, typing: typing) { replicated throws(TextError) in try replicated.replace(range, with: string, unit: unit) }
     }
 
     /// Makes a text read `string` with the smallest single edit: the common prefix and
@@ -172,52 +218,6 @@ public struct StoreWriter: StoreReading, ~Copyable {
         try replace(removed, with: String(inserted), in: text)
     }
 
-    /// Reverts this replica's last edit of a text (one write transaction's worth), as
-    /// new operations that merge like any edit: characters it inserted are deleted,
-    /// characters it deleted come back where they were. Concurrent edits of other
-    /// replicas are untouched.
-    ///
-    /// ```swift
-    /// try store.write { tx in try tx.undo(in: content) }
-    /// ```
-    ///
-    /// Undo history lives in memory for the life of the ``Store``. One undo per text per
-    /// transaction; the text's other edits in the same transaction become part of it.
-    ///
-    /// - Returns: `false` when there is nothing to undo.
-    @discardableResult
-    public func undo(in text: TextID) throws -> Bool {
-        try revertLast(in: text, as: .undo)
-    }
-
-    /// Makes again the last edit ``undo(in:)`` reverted; a new edit of the text clears
-    /// what can be redone.
-    ///
-    /// - Returns: `false` when there is nothing to redo.
-    @discardableResult
-    public func redo(in text: TextID) throws -> Bool {
-        try revertLast(in: text, as: .redo)
-    }
-
-    /// Whether ``undo(in:)`` has something to revert.
-    public func canUndo(in text: TextID) -> Bool { !(_state.undoHistories[text]?.undo.isEmpty ?? true) }
-
-    /// Whether ``redo(in:)`` has something to make again.
-    public func canRedo(in text: TextID) -> Bool { !(_state.undoHistories[text]?.redo.isEmpty ?? true) }
-
-    private func revertLast(in text: TextID, as action: TextUndoHistory.Action) throws -> Bool {
-        guard _state.session?.undoActions[text] == nil, let history = _state.undoHistories[text],
-            let step = action == .undo ? history.undo.last : history.redo.last
-        else { return false }
-        var redirects: [ReplicatedText.Redirect] = []
-        try editText(text) { replicated throws(TextError) in
-            redirects = replicated.revert(step.resolving(history.redirects))
-        }
-        _state.session?.undoActions[text] = action
-        _state.session?.undoRedirects[text] = redirects
-        return true
-    }
-
     // MARK: Internals
 
     private func validate<T: Record>(_ record: T) throws {
@@ -230,30 +230,53 @@ public struct StoreWriter: StoreReading, ~Copyable {
         }
     }
 
-    private func writeFields(_ values: [String: [UInt8]], of id: RecordID, type: String) {
+    func writeFields(_ values: [String: [UInt8]], of id: RecordID, type: String) {
         _state.willChange(id)
         let timestamp = Timestamp(lamport: _state.session!.lamport, replica: _state.replica)
+        let existed = _state.records[id] != nil
         var record = _state.records[id] ?? RecordState(type: type, fields: [:])
         let counter = _state.meta.version[_state.replica]
-        for (name, value) in values { record.fields[name] = FieldRegister(value: value, timestamp: timestamp, counter: counter) }
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) {
+            // Undo restores what was there; a new record's fields go with its creation.
+            if existed, !_state.session!.undoFields.contains(where: { $0.record == id && $0.name == name }) {
+                _state.session!.undoFields.append(.init(
+                    record: id, type: type, name: name, previous: record.fields[name]?.value, written: timestamp))
+            }
+            record.fields[name] = FieldRegister(value: value, timestamp: timestamp, counter: counter)
+        }
+        _state.session!.typingEnded = true
         _state.records[id] = record
         _state.session!.fieldWrites[id, default: (type, [:])].values.merge(values) { $1 }
     }
 
+    /// Runs a tree operation of `node` (`nil`: a node it creates) and notes where the
+    /// node was, for undo.
     @discardableResult
-    private func hierarchy(_ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
+    func hierarchy(moving node: NodeID?, _ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
         _state.willChangeTree()
+        let previous = node.flatMap { node in
+            _state.tree.parent(of: node).map { (parent: $0, position: _state.tree.position(of: node)!) }
+        }
         do {
             let operation = try body(&_state.tree)
             _state.session!.treeOperations.append(operation)
+            _state.session!.typingEnded = true
+            if let index = _state.session!.undoMoves.firstIndex(where: { $0.node == operation.node }) {
+                _state.session!.undoMoves[index].moved = operation.timestamp
+            } else {
+                _state.session!.undoMoves.append(.init(node: operation.node, previous: previous, moved: operation.timestamp))
+            }
             return operation
         } catch {
             throw StoreError.hierarchy(error)
         }
     }
 
-    private func editText(_ id: TextID, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
+    /// Edits a text; `typing` is what the edit typed or erased, for undo grouping (`nil`
+    /// for anything else).
+    func editText(_ id: TextID, typing: TypingRun?, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
         guard _state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
+        try _state.checkDeclared(id)
         // The change log names a text by its field name, which it reads back only this long.
         guard id.field.utf8.count <= Change.maximumNameLength else {
             throw StoreError.invalidName(id.field, reason: "a text's field name is at most \(Change.maximumNameLength) bytes of UTF-8")
@@ -264,6 +287,25 @@ public struct StoreWriter: StoreReading, ~Copyable {
             try body(stored.text)
         } catch {
             throw StoreError.text(id, error)
+        }
+        noteTyping(typing)
+    }
+
+    /// Extends the transaction's typing run by one edit, or ends it.
+    private func noteTyping(_ typing: TypingRun?) {
+        guard let typing, !_state.session!.typingEnded else {
+            _state.session!.typingEnded = true
+            return
+        }
+        if let run = _state.session!.typing {
+            // Within one transaction (a coalesced burst) a space does not split the step.
+            if run.isContinued(by: typing, breakingAtSpace: false) {
+                _state.session!.typing = run.extended(by: typing)
+            } else {
+                _state.session!.typingEnded = true
+            }
+        } else {
+            _state.session!.typing = typing
         }
     }
 }

@@ -22,11 +22,15 @@ extension Store {
     ///    file is skipped with its reason in the report and leaves the store unchanged;
     ///    a later sync tries it again. Changes waiting for others stay pending;
     /// 3. writes its acknowledgement `FOLDER/<replica>/ack`: what it has;
-    /// 4. deletes its own delta files whose changes every replica known in the folder
-    ///    (with an `ack` or delta files there) has acknowledged — once at least one other
-    ///    replica is known. Pruning assumes every replica of the store uses the folder: a
-    ///    replica that joins after files were pruned needs a full delta from a peer
-    ///    (``exportDelta(since:)``) first.
+    /// 4. compacts its own delta files every replica of this store known in the folder
+    ///    (with an `ack` or delta files there) has acknowledged into one base file
+    ///    `0-<last>.qdelta`, written before they are deleted — once at least one other
+    ///    replica is known. A replica's files so always hold its history from counter 0,
+    ///    and a replica joining later needs nothing but the folder.
+    ///
+    /// Conflict copies a file-sync engine made of this replica's own files are deleted;
+    /// two files of one replica with different changes for the same counters (two devices
+    /// writing as one replica) are refused.
     ///
     /// What was written is derived from the folder (this replica's files and its `ack`);
     /// what was imported from the store's version. Nothing else is kept, so a wiped
@@ -40,7 +44,11 @@ extension Store {
     ///   directory or a folder inside or around it.
     /// - Returns: What was written, imported, skipped, ignored and deleted.
     /// - Throws: ``SyncError`` when this replica's side of the folder cannot be written
-    ///   or listed; ``StoreError`` when the store fails (closed, damaged).
+    ///   or listed; ``SyncError/notJoined(folder:problems:)`` when this store is empty and
+    ///   could import nothing from a folder other replicas use (it wrote nothing);
+    ///   ``SyncError/divergentHistories(replica:files:isThisReplica:)`` when two files of one
+    ///   replica hold different changes for the same counters; ``StoreError`` when the
+    ///   store fails (closed, damaged).
     @discardableResult
     public func sync(folder: String) throws -> SyncReport {
         try SyncGates.gate(for: directory).lock.withLock { _ in
@@ -76,6 +84,8 @@ struct SyncRun {
     let own: ReplicaID
     private let files = FileManager.default
     private var report = SyncReport()
+    /// The acknowledgements read so far (`nil`: unreadable, reported once).
+    private var acknowledgements: [ReplicaID: SyncAcknowledgement?] = [:]
 
     init(store: Store, folder: String) throws {
         self.store = store
@@ -93,6 +103,12 @@ struct SyncRun {
     private struct Subfolder {
         var deltas: [SyncFolderLayout.DeltaName] = []
         var hasAcknowledgement = false
+        /// Conflict copies of delta files: name and the range of the original.
+        var deltaCopies: [(name: String, original: SyncFolderLayout.DeltaName)] = []
+        /// Conflict copies of the `ack`.
+        var acknowledgementCopies: [String] = []
+
+        var isKnown: Bool { hasAcknowledgement || !deltas.isEmpty }
     }
 
     mutating func perform() throws -> SyncReport {
@@ -117,14 +133,38 @@ struct SyncRun {
             }
         }
 
-        let mine = try subfolder(own)
+        var mine = try subfolder(own)
+        // Another device writing as this replica: stop before adding to either history.
+        try checkHistories(of: own, mine)
+        try removeConflictCopies(&mine)
         var written = try writtenEnd(of: mine)
+        let before = written
         written = try writeNewChanges(after: written)
+        if written > before { mine.deltas.append(.init(first: before, last: written - 1)) }
+        var divergent: SyncError?
         for replica in others.keys.sorted() {
-            try importFiles(of: replica, others[replica]!)
+            do {
+                try checkHistories(of: replica, others[replica]!)
+                try importFiles(of: replica, others[replica]!)
+            } catch let error as SyncError {
+                guard case .divergentHistories = error else { throw error }
+                divergent = divergent ?? error
+            }
+        }
+        // An empty store that imported nothing, while other replicas have changes here
+        // (delta files, or an acknowledgement of some): it has not joined their store.
+        let isPristine = try store.withCurrentState { $0.isPristine }
+        if isPristine {
+            for replica in others.keys.sorted() {
+                let other = others[replica]!
+                let hasChanges = !other.deltas.isEmpty
+                    || other.hasAcknowledgement && acknowledgement(of: replica)?.version.counters.values.contains { $0 > 0 } == true
+                if hasChanges { throw SyncError.notJoined(folder: folder, problems: report.skipped.map(\.description)) }
+            }
         }
         try acknowledge(written: written)
-        try prune(mine.deltas, others: others)
+        if !isPristine { try prune(mine.deltas, written: written, others: others) }
+        if let divergent { throw divergent }
         return report
     }
 
@@ -159,11 +199,21 @@ struct SyncRun {
         return export.name.end
     }
 
-    /// Imports the files of `replica` this store lacks, oldest first.
+    /// Imports the files of `replica` this store lacks, oldest first, and the conflict
+    /// copies of its delta files that no delta file overlaps (their original is gone).
+    ///
+    /// - Throws: ``SyncError/divergentHistories(replica:files:isThisReplica:)`` when such a
+    ///   copy contradicts this store.
     private mutating func importFiles(of replica: ReplicaID, _ subfolder: Subfolder) throws {
-        for delta in subfolder.deltas.sorted() {
-            guard store.version[replica] < delta.end else { continue }
-            let relative = SyncFolderLayout.folderName(replica) + "/" + delta.fileName
+        let orphans = subfolder.deltaCopies.filter { copy in !subfolder.deltas.contains { $0.overlaps(copy.original) } }
+        let candidates = subfolder.deltas.map { (name: $0.fileName, range: $0, isCopy: false) }
+            + orphans.map { (name: $0.name, range: $0.original, isCopy: true) }
+        for delta in candidates.sorted(by: { $0.range < $1.range }) {
+            let relative = SyncFolderLayout.folderName(replica) + "/" + delta.name
+            guard store.version[replica] < delta.range.end else {
+                if delta.isCopy { try checkCopy(relative, of: replica, range: delta.range) }
+                continue
+            }
             let bytes: [UInt8]
             do {
                 bytes = try read(relative)
@@ -178,7 +228,7 @@ struct SyncRun {
                 report.skipped.append(.init(path: relative, reason: .rejected(error)))
                 continue
             }
-            if let problem = mismatch(file, replica: replica, name: delta) {
+            if let problem = mismatch(file, replica: replica, name: delta.range) {
                 report.skipped.append(.init(path: relative, reason: .misnamed(problem)))
                 continue
             }
@@ -192,6 +242,7 @@ struct SyncRun {
                 report.skipped.append(.init(path: relative, reason: .rejected(error)))
             } catch let error as StoreError {
                 guard case .invalidChange = error else { throw error }
+                if delta.isCopy { throw SyncError.divergentHistories(replica: replica, files: [relative], isThisReplica: false) }
                 report.skipped.append(.init(path: relative, reason: .refused(error)))
             }
         }
@@ -209,24 +260,165 @@ struct SyncRun {
         try writeAtomically(encoded, to: relative)
     }
 
-    /// Deletes this replica's delta files every other known replica has acknowledged.
-    private mutating func prune(_ deltas: [SyncFolderLayout.DeltaName], others: [ReplicaID: Subfolder]) throws {
-        let known = others.filter { $0.value.hasAcknowledgement || !$0.value.deltas.isEmpty }
-        guard !known.isEmpty else { return }
+    /// Compacts this replica's delta files every other known replica of this store has
+    /// acknowledged into one base delta file `0-<last>.qdelta` (written first), then
+    /// deletes them. When the files no longer start at counter 0 (a folder pruned before
+    /// base files existed), writes the base of what they lack even without new
+    /// acknowledgements. So this replica's files always hold its whole history from 0,
+    /// and a replica joining later needs nothing but the folder.
+    private mutating func prune(_ deltas: [SyncFolderLayout.DeltaName], written: UInt64, others: [ReplicaID: Subfolder]) throws {
         var acknowledged = UInt64.max
-        for replica in known.keys.sorted() {
-            let version = known[replica]!.hasAcknowledgement ? acknowledgement(of: replica)?.version ?? VersionVector() : VersionVector()
+        for replica in others.keys.sorted() where others[replica]!.isKnown {
+            var version = VersionVector()
+            if others[replica]!.hasAcknowledgement, let acknowledgement = acknowledgement(of: replica) {
+                guard acknowledgement.storeID == store.storeID else {
+                    let relative = SyncFolderLayout.folderName(replica) + "/" + SyncFolderLayout.acknowledgementName
+                    report.skipped.append(.init(
+                        path: relative, reason: .foreignAcknowledgement(store: acknowledgement.storeID, this: store.storeID)))
+                    continue
+                }
+                version = acknowledgement.version
+            }
             acknowledged = min(acknowledged, version[own])
         }
-        for delta in deltas.sorted() where delta.end <= acknowledged {
+        if acknowledged == .max { acknowledged = 0 }  // no other replica known: nobody to compact for
+        let sorted = deltas.sorted()
+        let done = sorted.filter { $0.end <= acknowledged }
+        var baseEnd = done.map(\.end).max() ?? 0
+        let start = sorted.first?.first ?? written
+        if start > 0 {
+            baseEnd = max(baseEnd, start)  // the folder lacks counters 0..<start
+        } else if done.count < 2 {
+            return  // at most one acknowledged file, and it starts at 0: it is the base
+        }
+        guard baseEnd > 0, let bytes = try baseDelta(end: baseEnd) ?? baseDelta(joining: sorted, end: baseEnd) else { return }
+        let base = SyncFolderLayout.DeltaName(first: 0, last: baseEnd - 1)
+        let baseRelative = SyncFolderLayout.folderName(own) + "/" + base.fileName
+        if !sorted.contains(base) || (try? read(baseRelative)) != bytes {
+            try writeAtomically(bytes, to: baseRelative)
+            report.base = baseRelative
+        }
+        for delta in sorted where delta.end <= baseEnd && delta != base {
             let relative = SyncFolderLayout.folderName(own) + "/" + delta.fileName
-            do {
-                try files.removeItem(atPath: folder + "/" + relative)
-            } catch {
-                guard files.fileExists(atPath: folder + "/" + relative) else { continue }
-                throw SyncError.deleteFailed(path: folder + "/" + relative, problem: SyncError.problem(error))
-            }
+            try remove(relative)
             report.pruned.append(relative)
+        }
+    }
+
+    /// This replica's changes `0..<end` as one delta file (with the store ID) from the
+    /// store's change log, or `nil` when the log no longer has all of them (its history
+    /// was pruned by `compact`).
+    private func baseDelta(end: UInt64) throws -> [UInt8]? {
+        let own = own
+        return try store.withCurrentState { state -> [UInt8]? in
+            guard state.meta.version[own] >= end else { return nil }
+            var since = state.meta.version
+            since[own] = 0
+            let changes: [Change]
+            do {
+                changes = try state.storedChanges(since: since).filter { $0.id.replica == own && $0.endCounter <= end }
+            } catch is PrunedHistoryError {
+                return nil
+            }
+            let counted = changes.reduce(UInt64(0)) { $0 + ($1.endCounter - $1.id.counter) }
+            guard changes.map(\.id.counter).min() == 0, changes.map(\.endCounter).max() == end, counted == end else { return nil }
+            return state.deltaFile(of: changes).encoded()
+        }
+    }
+
+    /// This replica's changes `0..<end` as one delta file made of its files in the folder
+    /// (for a store whose history `compact` pruned), or `nil` when they do not hold all
+    /// of them or one cannot be read.
+    private func baseDelta(joining deltas: [SyncFolderLayout.DeltaName], end: UInt64) -> [UInt8]? {
+        var changes: [DeltaChange] = []
+        var next: UInt64 = 0
+        for delta in deltas.sorted() where delta.end <= end && delta.end > next {
+            let relative = SyncFolderLayout.folderName(own) + "/" + delta.fileName
+            guard let bytes = try? read(relative), let file = try? DeltaFile.decode(bytes),
+                mismatch(file, replica: own, name: delta) == nil
+            else { return nil }
+            for change in file.changes.sorted(by: { $0.id.counter < $1.id.counter }) where change.id.replica == own && change.endCounter > next {
+                guard change.id.counter == next else { return nil }
+                changes.append(change)
+                next = change.endCounter
+            }
+        }
+        guard next == end else { return nil }
+        return DeltaFile(storeID: store.storeID, sender: own, senderFirst: 0, changes: changes).encoded()
+    }
+
+    /// Deletes the conflict copies a file-sync engine made of this replica's files: of its
+    /// `ack` always (this replica writes a new one), of a delta file once its changes are
+    /// known to be the ones this store has (``checkHistories(of:_:)`` compared it with
+    /// the files it overlaps, ``checkCopy(_:of:range:)`` with the store).
+    private mutating func removeConflictCopies(_ mine: inout Subfolder) throws {
+        let name = SyncFolderLayout.folderName(own)
+        for copy in mine.acknowledgementCopies {
+            try remove(name + "/" + copy)
+            report.removedConflictCopies.append(name + "/" + copy)
+        }
+        for copy in mine.deltaCopies {
+            let relative = name + "/" + copy.name
+            if !mine.deltas.contains(where: { $0.overlaps(copy.original) }) {
+                guard try checkCopy(relative, of: own, range: copy.original) else { continue }
+            }
+            try remove(relative)
+            report.removedConflictCopies.append(relative)
+        }
+        mine.acknowledgementCopies = []
+        mine.deltaCopies = []
+    }
+
+    /// Checks a conflict copy whose changes this store has (or, for this replica, should
+    /// have) against the store: importing it again changes nothing when it holds the same
+    /// changes, and is refused when it holds others. Returns whether it could be checked.
+    ///
+    /// - Throws: ``SyncError/divergentHistories(replica:files:isThisReplica:)``.
+    @discardableResult
+    private func checkCopy(_ relative: String, of replica: ReplicaID, range: SyncFolderLayout.DeltaName) throws -> Bool {
+        guard let bytes = try? read(relative), let file = try? DeltaFile.decode(bytes), mismatch(file, replica: replica, name: range) == nil
+        else { return false }
+        do {
+            try store.importDelta(decoded: file)
+        } catch let error as StoreError {
+            guard case .invalidChange = error else { throw error }
+            throw SyncError.divergentHistories(replica: replica, files: [relative], isThisReplica: replica == own)
+        } catch is DeltaFileError {
+            return false
+        }
+        return true
+    }
+
+    /// Refuses two files of `replica` (delta files, or conflict copies of them) whose
+    /// counter ranges overlap with different changes there: two histories under one ID.
+    ///
+    /// - Throws: ``SyncError/divergentHistories(replica:files:isThisReplica:)``.
+    private func checkHistories(of replica: ReplicaID, _ subfolder: Subfolder) throws {
+        let candidates = (subfolder.deltas.map { (name: $0.fileName, range: $0) }
+            + subfolder.deltaCopies.map { (name: $0.name, range: $0.original) }).sorted { $0.range < $1.range }
+        guard candidates.count > 1 else { return }
+        var loaded: [String: (bytes: [UInt8], changes: [DeltaChange])?] = [:]
+        func load(_ name: String, _ range: SyncFolderLayout.DeltaName) -> (bytes: [UInt8], changes: [DeltaChange])? {
+            if let cached = loaded[name] { return cached }
+            let relative = SyncFolderLayout.folderName(replica) + "/" + name
+            var result: (bytes: [UInt8], changes: [DeltaChange])?
+            if let bytes = try? read(relative), let file = try? DeltaFile.decode(bytes), mismatch(file, replica: replica, name: range) == nil {
+                result = (bytes, file.changes.filter { $0.id.replica == replica })
+            }
+            loaded[name] = result
+            return result
+        }
+        for (index, first) in candidates.enumerated() {
+            for second in candidates[(index + 1)...] {
+                guard second.range.first <= first.range.last else { break }
+                guard let a = load(first.name, first.range), let b = load(second.name, second.range), a.bytes != b.bytes else { continue }
+                let overlap = max(first.range.first, second.range.first)..<min(first.range.end, second.range.end)
+                func inOverlap(_ change: DeltaChange) -> Bool { change.id.counter < overlap.upperBound && change.endCounter > overlap.lowerBound }
+                guard Set(a.changes.filter(inOverlap)) != Set(b.changes.filter(inOverlap)) else { continue }
+                let folderName = SyncFolderLayout.folderName(replica)
+                throw SyncError.divergentHistories(
+                    replica: replica, files: [folderName + "/" + first.name, folderName + "/" + second.name], isThisReplica: replica == own)
+            }
         }
     }
 
@@ -277,6 +469,14 @@ struct SyncRun {
             switch SyncFolderLayout.entry(entry) {
             case .delta(let delta): subfolder.deltas.append(delta)
             case .acknowledgement: subfolder.hasAcknowledgement = true
+            case .conflictCopy(let original?):
+                subfolder.deltaCopies.append((entry, original))
+                if replica != own { report.ignored.append(.init(path: name + "/" + entry, reason: .conflictCopy(original: original.fileName))) }
+            case .conflictCopy(nil):
+                subfolder.acknowledgementCopies.append(entry)
+                if replica != own {
+                    report.ignored.append(.init(path: name + "/" + entry, reason: .conflictCopy(original: SyncFolderLayout.acknowledgementName)))
+                }
             case .ignored(let reason): report.ignored.append(.init(path: name + "/" + entry, reason: reason))
             }
         }
@@ -285,6 +485,13 @@ struct SyncRun {
 
     /// A replica's acknowledgement; `nil` (and a report entry) when it cannot be read.
     private mutating func acknowledgement(of replica: ReplicaID) -> SyncAcknowledgement? {
+        if let known = acknowledgements[replica] { return known }
+        let acknowledgement = readAcknowledgement(of: replica)
+        acknowledgements[replica] = .some(acknowledgement)
+        return acknowledgement
+    }
+
+    private mutating func readAcknowledgement(of replica: ReplicaID) -> SyncAcknowledgement? {
         let relative = SyncFolderLayout.folderName(replica) + "/" + SyncFolderLayout.acknowledgementName
         do {
             return try SyncAcknowledgement.decode(try read(relative, limit: SyncAcknowledgement.maximumSize))
@@ -294,16 +501,53 @@ struct SyncRun {
         }
     }
 
+    /// Deletes a file of this replica; one already gone is fine.
+    private func remove(_ relative: String) throws {
+        do {
+            try files.removeItem(atPath: folder + "/" + relative)
+        } catch {
+            guard files.fileExists(atPath: folder + "/" + relative) else { return }
+            throw SyncError.deleteFailed(path: folder + "/" + relative, problem: SyncError.problem(error))
+        }
+    }
+
     /// Reads a file of the folder, refusing one larger than `limit`.
+    ///
+    /// Only regular files are read (a symbolic link to one is followed): a link to
+    /// `/dev/zero`, a FIFO or a directory under a delta's name is refused after `fstat`,
+    /// before any byte is read, and so is a file whose size is over `limit`. The read
+    /// itself stops at `limit + 1` bytes, for a file that grows meanwhile.
     private func read(_ relative: String, limit: Int = SyncFolderLayout.maximumFileSize) throws -> [UInt8] {
-        let url = URL(fileURLWithPath: folder + "/" + relative)
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+        let path = folder + "/" + relative
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SyncProblem(String(cString: strerror(errno))) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw SyncProblem(String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw SyncProblem("it is \(Self.kind(of: status.st_mode)), not a regular file; only regular files are read from the sync folder — remove it")
+        }
+        guard status.st_size <= limit else {
+            throw SyncProblem("the file is larger than the limit of \(limit) bytes (it has \(status.st_size))")
+        }
         let data = try handle.read(upToCount: limit + 1) ?? Data()
         guard data.count <= limit else {
             throw SyncProblem("the file is larger than the limit of \(limit) bytes")
         }
         return [UInt8](data)
+    }
+
+    /// `a directory`, `a character device` …, for a file that is not a regular one.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFSOCK: "a socket"
+        default: "a file of an unknown kind"
+        }
     }
 
     /// Writes a file of this replica through a hidden temporary file in the same folder,

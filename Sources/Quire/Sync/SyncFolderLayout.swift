@@ -10,8 +10,9 @@ import QuireCore
 ///     ack                         its acknowledgement (see SyncAcknowledgement)
 /// ```
 ///
-/// Anything else is ignored: temporary files of writes in progress, conflict copies a
-/// file-sync engine makes, files and folders of other tools.
+/// A file-sync engine's conflict copies of these files are recognised by the names the
+/// engines give them (``conflictOriginal(_:)``); anything else is ignored: temporary
+/// files of writes in progress, files and folders of other tools.
 enum SyncFolderLayout {
     static let deltaExtension = ".qdelta"
     static let acknowledgementName = "ack"
@@ -27,6 +28,8 @@ enum SyncFolderLayout {
         /// The replica's next counter once the file is imported.
         var end: UInt64 { last + 1 }
 
+        func overlaps(_ other: DeltaName) -> Bool { first <= other.last && other.first <= last }
+
         static func < (lhs: DeltaName, rhs: DeltaName) -> Bool { (lhs.first, lhs.last) < (rhs.first, rhs.last) }
     }
 
@@ -34,6 +37,9 @@ enum SyncFolderLayout {
     enum Entry: Hashable {
         case delta(DeltaName)
         case acknowledgement
+        /// A file-sync engine's copy of a conflicting version of a delta file (`original`)
+        /// or of the `ack` (`original == nil`).
+        case conflictCopy(original: DeltaName?)
         case ignored(SyncReport.SkipReason)
     }
 
@@ -50,7 +56,9 @@ enum SyncFolderLayout {
         if name == acknowledgementName { return .acknowledgement }
         if let delta = deltaName(name) { return .delta(delta) }
         if name.hasPrefix(".") || name.hasSuffix(".tmp") || name.hasSuffix(".part") { return .ignored(.temporaryFile) }
-        if let original = conflictOriginal(name) { return .ignored(.conflictCopy(original: original)) }
+        if let original = conflictOriginal(name) {
+            return .conflictCopy(original: original == acknowledgementName ? nil : deltaName(original))
+        }
         return .ignored(.unrecognizedName)
     }
 
@@ -65,15 +73,30 @@ enum SyncFolderLayout {
         return DeltaName(first: first, last: last)
     }
 
-    /// The delta file a conflict copy was made of: a name that starts with `<n>-<n>` and
-    /// ends in `.qdelta`, such as `12-40 (conflicted copy).qdelta` or
-    /// `12-40.sync-conflict-20240101-120000-ABC.qdelta`.
-    private static func conflictOriginal(_ name: String) -> String? {
-        guard name.hasSuffix(deltaExtension) else { return nil }
-        let digits = name.utf8.prefix { $0 >= 0x30 && $0 <= 0x39 || $0 == 0x2D }
-        let prefix = String(decoding: digits, as: UTF8.self)
-        let candidate = prefix + deltaExtension
-        return deltaName(candidate) == nil ? nil : candidate
+    /// The file of the layout (`ack` or `<first>-<last>.qdelta`) a conflict copy was made
+    /// of, or `nil` when `name` is not a conflict copy of one. The engines' names:
+    ///
+    /// | engine | copy of `ack` | copy of `12-40.qdelta` |
+    /// |---|---|---|
+    /// | Syncthing | `ack.sync-conflict-20240101-120000-ABCDEFG` | `12-40.sync-conflict-20240101-120000-ABCDEFG.qdelta` |
+    /// | Dropbox | `ack (Ann's conflicted copy 2024-01-01)` | `12-40 (Ann's conflicted copy 2024-01-01).qdelta` |
+    /// | iCloud Drive | `ack 2` | `12-40 2.qdelta` |
+    static func conflictOriginal(_ name: String) -> String? {
+        let isDelta = name.hasSuffix(deltaExtension)
+        let stem = isDelta ? String(name.dropLast(deltaExtension.count)) : name
+        let stripped: Substring
+        if let match = stem.wholeMatch(of: /(.+)\.sync-conflict-[0-9]{8}-[0-9]{6}-[A-Za-z0-9]+/) {
+            stripped = match.output.1
+        } else if let match = stem.wholeMatch(of: /(.+) \([^()]*conflicted copy[^()]*\)/) {
+            stripped = match.output.1
+        } else if let match = stem.wholeMatch(of: /(.+) [0-9]+/) {
+            stripped = match.output.1
+        } else {
+            return nil
+        }
+        let original = String(stripped) + (isDelta ? deltaExtension : "")
+        if !isDelta { return original == acknowledgementName ? original : nil }
+        return deltaName(original) == nil ? nil : original
     }
 
     private static func counter(_ text: Substring) -> UInt64? {

@@ -19,11 +19,19 @@ public struct SyncReport: Hashable, Sendable {
     /// The store is unchanged by them; a later sync tries them again.
     public var skipped: [SkippedFile] = []
     /// Entries that are not part of the sync folder's layout: temporary files, copies a
-    /// file-sync engine made of a conflict, anything else. Never read, never deleted.
+    /// file-sync engine made of another replica's files, anything else. Never deleted
+    /// (conflict copies of this replica's own files are, see ``removedConflictCopies``).
     public var ignored: [SkippedFile] = []
+    /// This replica's base delta file written by this sync, if it wrote one: its changes
+    /// from counter 0 up to what every known replica has acknowledged, in one file that
+    /// a replica joining later imports (see ``Store/sync(folder:)``).
+    public var base: String?
     /// This replica's delta files deleted because every known replica has acknowledged
-    /// their changes.
+    /// their changes and the base delta file holds them.
     public var pruned: [String] = []
+    /// Conflict copies a file-sync engine made of this replica's own files (its `ack`, or a
+    /// delta file with the same changes as this store), deleted: they hold nothing new.
+    public var removedConflictCopies: [String] = []
     /// The version this replica acknowledged in its `ack` file.
     public var acknowledged = VersionVector()
 
@@ -42,6 +50,7 @@ public struct SyncReport: Hashable, Sendable {
             merged.changedTexts.formUnion(report.changedTexts)
             merged.movedNodes.formUnion(report.movedNodes)
             merged.overwritten += report.overwritten
+            merged.overlappingEdits += report.overlappingEdits  // each in the text as its import left it
             merged.skippedMoves += report.skippedMoves
             for clash in report.nameClashes where !merged.nameClashes.contains(clash) { merged.nameClashes.append(clash) }
         }
@@ -89,6 +98,10 @@ public struct SyncReport: Hashable, Sendable {
         case waiting
         /// The file could not be read, or an acknowledgement does not parse.
         case unreadable(String)
+        /// An acknowledgement of another store (`store`) than this one (`this`): a replica
+        /// that has not joined this store, or another store using the same folder. It
+        /// does not hold back pruning (a replica that joins later imports base files).
+        case foreignAcknowledgement(store: StoreID, this: StoreID)
 
         public var description: String {
             switch self {
@@ -100,6 +113,9 @@ public struct SyncReport: Hashable, Sendable {
             case .misnamed(let problem): "the file's content does not match its name: \(problem)"
             case .waiting: "its changes are waiting for earlier changes that have not arrived yet; a later sync applies them"
             case .unreadable(let problem): "cannot be read: \(problem)"
+            case .foreignAcknowledgement(let store, let this):
+                "the acknowledgement of a replica of another store (\(store), not this store \(this)): it has not joined this store; "
+                    + "it does not hold back pruning, and it joins by syncing once its store is empty (it imports the base delta files)"
             }
         }
     }

@@ -40,10 +40,14 @@ import Synchronization
 /// Buffered edits are checked when they are committed. When an edit turns out to be
 /// invalid (a position past the end, inside a character), the edits before it are still
 /// committed as one change and the rest are dropped; the failure is reported as an
-/// ``AutosaveError/editsDropped(count:reason:)``. An error of a commit that the timer
+/// ``AutosaveError/editsDropped(count:saved:reason:)``. An error of a commit that the timer
 /// started is kept (the first one, if several) and thrown by the next call to this
 /// session — an edit, a read, ``flush()`` or ``close()`` — which then does nothing
 /// else; the calls after it work normally.
+///
+/// An undo of the text (``undo()``, or ``StoreWriter/undo(in:)`` and
+/// ``StoreWriter/undo()`` through the store) first commits the buffered edits, then takes
+/// them back: typing acknowledged by a call that returned is never dropped for an undo.
 ///
 /// Thread-safety: a session may be used from any thread or task; its calls are
 /// serialised by a lock, and so are its commits, in call order. Positions are
@@ -82,6 +86,8 @@ public final class TextEditingSession: Sendable {
 
     private let state = Mutex(State())
     private let timerQueue: DispatchQueue
+    /// Where the session says it holds uncommitted typing, for an undo to commit it first.
+    private let bufferedTyping: BufferedTyping
 
     private struct State: ~Copyable {
         /// Edits not committed yet (coalescing mode only).
@@ -125,6 +131,7 @@ public final class TextEditingSession: Sendable {
         self.text = text
         self.coalescing = coalescing
         self.timerQueue = DispatchQueue(label: "quire.text-editing-session.\(text)")
+        self.bufferedTyping = store.bufferedTyping
     }
 
     deinit {
@@ -248,6 +255,72 @@ public final class TextEditingSession: Sendable {
         }
     }
 
+    // MARK: Undo
+
+    /// Takes back this replica's latest edits of the text (see
+    /// ``StoreWriter/undo(in:)``), after committing the buffered ones: the typing just
+    /// done is what goes first.
+    ///
+    /// ```swift
+    /// try session.insert("Hello", at: 0)
+    /// try session.undo()                      // ""
+    /// try session.redo()                      // "Hello"
+    /// ```
+    ///
+    /// - Returns: `false` when there is nothing to undo.
+    /// - Throws: As ``flush()``, or an error of the undo's commit.
+    @discardableResult
+    public func undo() throws -> Bool {
+        try state.withLock { state in
+            try prepare(&state)
+            try commitBuffer(&state)
+            return try store.write { tx in try tx.undo(in: text) }
+        }
+    }
+
+    /// Makes again the edits ``undo()`` took back last (see ``StoreWriter/redo(in:)``).
+    ///
+    /// - Returns: `false` when there is nothing to redo.
+    /// - Throws: As ``undo()``.
+    @discardableResult
+    public func redo() throws -> Bool {
+        try state.withLock { state in
+            try prepare(&state)
+            try commitBuffer(&state)
+            return try store.write { tx in try tx.redo(in: text) }
+        }
+    }
+
+    /// The text's word count (see ``StoreReading/wordCount(of:)``), after committing
+    /// buffered edits.
+    ///
+    /// ```swift
+    /// statusBar.words = try session.wordCount
+    /// ```
+    ///
+    /// - Throws: As ``string``.
+    public var wordCount: Int {
+        get throws {
+            try state.withLock { state in
+                try prepare(&state)
+                try commitBuffer(&state)
+                return try store.read { tx in try tx.wordCount(of: text) }
+            }
+        }
+    }
+
+    /// Commits the buffered edits for an undo of the store; an error is kept for this
+    /// session's next call, as a timer-driven commit's is.
+    func commitBufferedTyping() {
+        state.withLock { state in
+            do {
+                try commitBuffer(&state)
+            } catch {
+                if state.deferredError == nil { state.deferredError = error }
+            }
+        }
+    }
+
     // MARK: Internals
 
     private func edit(_ edit: Edit) throws {
@@ -258,7 +331,10 @@ public final class TextEditingSession: Sendable {
                 return
             }
             state.buffer.append(edit)
-            if state.buffer.count == 1 { armTimer(after: coalescing.window, generation: state.generation) }
+            if state.buffer.count == 1 {
+                bufferedTyping.note(self, isBuffering: true)
+                armTimer(after: coalescing.window, generation: state.generation)
+            }
         }
     }
 
@@ -297,6 +373,7 @@ public final class TextEditingSession: Sendable {
         let edits = state.buffer
         state.buffer = []
         state.generation &+= 1
+        bufferedTyping.note(self, isBuffering: false)
         var failedIndex = edits.count
         do {
             try write(edits[...]) { failedIndex = $0 }
@@ -305,7 +382,7 @@ public final class TextEditingSession: Sendable {
             guard failedIndex < edits.count else { throw error }
             let valid = edits[..<failedIndex]
             if !valid.isEmpty { try write(valid) }
-            throw AutosaveError.editsDropped(count: edits.count - failedIndex, reason: error)
+            throw AutosaveError.editsDropped(count: edits.count - failedIndex, saved: failedIndex, reason: error)
         }
     }
 
@@ -342,17 +419,18 @@ public enum AutosaveError: Error, CustomStringConvertible {
     /// The session was closed; start a new one to edit again.
     case closed
     /// Buffered edits could not be committed: `count` edits, from the first invalid one
-    /// on, were dropped (the ones before it were committed). `reason` is the invalid
-    /// edit's error, typically ``StoreError/text(_:_:)`` for a position out of range.
-    case editsDropped(count: Int, reason: any Error)
+    /// on, were dropped; the `saved` ones before it were committed. `reason` is the
+    /// invalid edit's error, typically ``StoreError/text(_:_:)`` for a position out of
+    /// range.
+    case editsDropped(count: Int, saved: Int, reason: any Error)
 
     public var description: String {
         switch self {
         case .closed:
             "the text editing session is closed; start a new session to edit the text"
-        case let .editsDropped(count, reason):
+        case let .editsDropped(count, saved, reason):
             "\(count) buffered edit\(count == 1 ? " was" : "s were") dropped because one was invalid: \(reason); "
-                + "the edits before it were saved"
+                + (saved == 0 ? "no edit before it was buffered" : "the \(saved) edit\(saved == 1 ? "" : "s") before it were saved")
         }
     }
 }

@@ -13,6 +13,8 @@ public struct CardNote: Record, Equatable {
     public static let typeName = "cards.note"
     /// The name of the text that holds the answer.
     public static let answerField = "answer"
+    /// A note owns one text, ``answerField``; any other name is refused.
+    public static let texts: Set<String>? = [answerField]
 
     /// An optional short title shown in lists.
     public var title: String?

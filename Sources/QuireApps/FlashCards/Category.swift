@@ -11,6 +11,8 @@ import Quire
 public struct Category: Record, Equatable {
     public static let typeName = "cards.category"
     public static let siblingNameField: String? = "title"
+    /// A category owns no texts; its notes are its children.
+    public static let texts: Set<String>? = []
 
     /// The category's title, unique among categories.
     public var title: String

@@ -15,6 +15,8 @@ public struct Clue: Record, Equatable {
     public static let typeName = "cards.clue"
     /// The name of the text that holds the clue.
     public static let textField = "text"
+    /// A clue owns one text, ``textField``; any other name is refused.
+    public static let texts: Set<String>? = [textField]
 
     /// When the clue was written; shown as a hint of its age.
     public var created: Date

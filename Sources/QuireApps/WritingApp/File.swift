@@ -12,6 +12,8 @@ public struct File: Record, Equatable {
     public static let siblingNameField: String? = "name"
     /// The name of the text that holds a file's content.
     public static let contentField = "content"
+    /// A file owns one text, ``contentField``; any other name is refused.
+    public static let texts: Set<String>? = [contentField]
 
     /// The file's name, unique among its siblings.
     public var name: String

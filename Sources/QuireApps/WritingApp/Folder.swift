@@ -8,6 +8,8 @@ import Quire
 public struct Folder: Record, Equatable {
     public static let typeName = "writing.folder"
     public static let siblingNameField: String? = "name"
+    /// A folder owns no texts.
+    public static let texts: Set<String>? = []
 
     /// The folder's name, unique among its siblings.
     public var name: String

@@ -12,6 +12,8 @@ import Quire
 public struct Project: Record, Equatable {
     public static let typeName = "writing.project"
     public static let siblingNameField: String? = "name"
+    /// A project owns no texts; its content is its folders and files.
+    public static let texts: Set<String>? = []
 
     /// The name shown in the project list; unique among projects, but two offline
     /// devices may both create one name (reported as a ``NameClash``).

@@ -119,11 +119,20 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
     public var offset: Int
     /// What was wrong, for a person.
     public var problem: String
+    /// Whether the input ended before what it declares (a count, a length, a stream):
+    /// the bytes may be a prefix of valid input, cut short, rather than damaged.
+    public var endsEarly: Bool
 
     /// Creates an error.
-    public init(offset: Int, problem: String) {
+    ///
+    /// - Parameters:
+    ///   - offset: Where the problem was found.
+    ///   - problem: What was wrong.
+    ///   - endsEarly: Whether the input ended before what it declares.
+    public init(offset: Int, problem: String, endsEarly: Bool = false) {
         self.offset = offset
         self.problem = problem
+        self.endsEarly = endsEarly
     }
 
     /// A decoded count checked against `limit` and, at `minimumElementSize` bytes per
@@ -143,7 +152,7 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// The input ended while reading `what`.
     public static func truncated(_ what: String, at offset: Int) -> DecodingError {
-        DecodingError(offset: offset, problem: "input ends inside \(what)")
+        DecodingError(offset: offset, problem: "input ends inside \(what)", endsEarly: true)
     }
 
     /// The bytes at `offset` are not a valid `what`.

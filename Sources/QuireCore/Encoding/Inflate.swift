@@ -27,7 +27,8 @@ public enum Inflate {
     public static func inflate(_ input: some Collection<UInt8>, count: Int) throws(DecodingError) -> [UInt8] {
         let bytes = Array(input)
         guard count >= 0, count <= bytes.count.multipliedReportingOverflow(by: maximumRatio).partialValue else {
-            throw DecodingError.malformed("a deflate stream of \(bytes.count) bytes cannot inflate to \(count) bytes", at: 0)
+            throw DecodingError(offset: 0, problem: "a deflate stream of \(bytes.count) bytes cannot inflate to \(count) bytes",
+                                endsEarly: count > 0)
         }
         var failure: DecodingError?
         let output = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -38,7 +39,9 @@ public enum Inflate {
                     try state.run()
                     initialized = state.written
                 } catch {
-                    failure = error
+                    // Bits of the zero padding decode as some code or other; whatever
+                    // they made wrong, the stream ended first.
+                    failure = state.consumedPadding ? DecodingError.truncated("deflate stream", at: bytes.count) : error
                 }
             }
             if failure != nil {
@@ -175,6 +178,9 @@ private struct InflateState {
         bitCount -= count
         return value
     }
+
+    /// Whether bits of the zero padding have been consumed: the stream is cut short.
+    var consumedPadding: Bool { padding * 8 > bitCount }
 
     /// Throws when bits of the zero padding have been consumed.
     mutating func checkNotTruncated() throws(DecodingError) {

@@ -20,6 +20,19 @@ extension ReplicatedText {
         struct CharacterRange: Hashable, Sendable {
             var replica: ReplicaID
             var counters: Range<UInt64>
+
+            /// The parts of this range outside `other`.
+            func subtracting(_ other: CharacterRange) -> [CharacterRange] {
+                guard other.replica == replica, other.counters.overlaps(counters) else { return [self] }
+                var parts: [CharacterRange] = []
+                if counters.lowerBound < other.counters.lowerBound {
+                    parts.append(.init(replica: replica, counters: counters.lowerBound..<other.counters.lowerBound))
+                }
+                if other.counters.upperBound < counters.upperBound {
+                    parts.append(.init(replica: replica, counters: other.counters.upperBound..<counters.upperBound))
+                }
+                return parts
+            }
         }
 
         var insertedRanges: [CharacterRange] = []
@@ -73,6 +86,27 @@ extension ReplicatedText {
             return [range]
         }
 
+        /// This footprint followed by `later`'s, as one edit: what either inserted, and
+        /// what either deleted except characters inserted within (typed, then erased:
+        /// reverting the whole must not bring them back).
+        ///
+        /// ```swift
+        /// let word = typed.followed(by: backspace)   // "ab", then "b" erased: reverting deletes "a" only
+        /// ```
+        ///
+        /// - Parameter later: The footprint of the edits made after this one's.
+        /// - Returns: The footprint of both.
+        public func followed(by later: EditFootprint) -> EditFootprint {
+            var result = EditFootprint([])
+            result.insertedRanges = insertedRanges + later.insertedRanges
+            result.deletedRanges = (deletedRanges + later.deletedRanges).flatMap { deleted in
+                result.insertedRanges.reduce(into: [deleted]) { remaining, inserted in
+                    remaining = remaining.flatMap { $0.subtracting(inserted) }
+                }
+            }
+            return result
+        }
+
         /// Whether the operations touched no character.
         public var isEmpty: Bool { insertedRanges.isEmpty && deletedRanges.isEmpty }
 
@@ -117,7 +151,17 @@ extension ReplicatedText {
                 deleteScalars(position..<position + span)
             }
         }
+        // Deleted stretches come back in document order (backspaces deleted them last to
+        // first): each copy then goes right after the one before it.
+        var stretches: [(order: Int, range: EditFootprint.CharacterRange)] = []
         for range in footprint.deletedRanges {
+            visit(range) { cursor, run, span in
+                guard run.isDeleted else { return }
+                let first = run.counter + UInt64(cursor.offset)
+                stretches.append((tree.itemOffset(of: cursor), .init(replica: range.replica, counters: first..<first + UInt64(span))))
+            }
+        }
+        for range in stretches.sorted(by: { $0.order < $1.order }).map(\.range) {
             visit(range) { cursor, run, span in
                 guard run.isDeleted else { return }
                 let start = tree.byteOffset(in: run, ofScalar: cursor.offset)

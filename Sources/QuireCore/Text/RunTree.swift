@@ -277,6 +277,11 @@ struct RunTree {
     }
 
     /// The number of visible units before `cursor`.
+    /// The document-order position of the item at `cursor`, deleted items included.
+    func itemOffset(of cursor: ItemCursor) -> Int {
+        sumBefore(cursor) { $0.items } + cursor.offset
+    }
+
     func visibleOffset(of cursor: ItemCursor, in unit: TextUnit) -> Int {
         var offset = sumBefore(cursor) { $0.visible(unit) }
         if let run = run(at: cursor), !run.isDeleted {

@@ -257,16 +257,17 @@ public enum TextOperationCoding {
         let content: [UInt8]
         if deflated {
             guard total <= column.count.multipliedReportingOverflow(by: Inflate.maximumRatio).partialValue else {
-                throw DecodingError.malformed("\(column.count) deflated bytes cannot hold \(total) bytes of text", at: start)
+                throw DecodingError(offset: start, problem: "\(column.count) deflated bytes cannot hold \(total) bytes of text", endsEarly: true)
             }
             do throws(DecodingError) {
                 content = try Inflate.inflate(column, count: total)
             } catch {
-                throw DecodingError.malformed("content: \(error.problem)", at: start + error.offset)
+                throw DecodingError(offset: start + error.offset, problem: "content: \(error.problem)", endsEarly: error.endsEarly)
             }
         } else {
             guard column.count == total else {
-                throw DecodingError.malformed("content is \(column.count) bytes, the insertions need \(total)", at: start)
+                throw DecodingError(offset: start, problem: "content is \(column.count) bytes, the insertions need \(total)",
+                                    endsEarly: column.count < total)
             }
             content = Array(column)
         }

@@ -2,7 +2,9 @@
 ///
 /// Positions are Unicode scalars by default. Text views on Apple platforms speak UTF-16
 /// (`NSRange`); network protocols and files often speak UTF-8. All three are O(log n).
-public enum TextUnit: Sendable, Hashable {
+///
+/// Encodes as its case name: `"unicodeScalars"`, `"utf16"` or `"utf8"`.
+public enum TextUnit: String, Sendable, Hashable, Codable, CaseIterable {
     /// Unicode scalars (code points).
     case unicodeScalars
     /// UTF-16 code units, as `NSString` and `NSRange` count.

@@ -119,7 +119,7 @@ extension ReplicatedTree {
 
     /// Appends a local operation, which is newer than everything seen, so it is done
     /// directly: nothing is undone.
-    private mutating func appendLocal(
+    mutating func appendLocal(
         node: Int32, parent: Int32, position: PositionKey, metadata: [UInt8]
     ) throws(TreeError) -> TreeOperation {
         clock += 1

@@ -116,7 +116,7 @@ struct TextEditingSessionTests {
             try session.insert("z", at: 0)
             Issue.record("the kept error was not thrown")
         } catch let error as AutosaveError {
-            guard case .editsDropped(let count, let reason) = error else { throw error }
+            guard case .editsDropped(let count, _, let reason) = error else { throw error }
             #expect(count == 2)
             #expect(reason is StoreError)
         }

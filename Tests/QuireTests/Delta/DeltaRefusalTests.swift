@@ -96,7 +96,43 @@ struct DeltaRefusalTests {
         }
     }
 
-    @Test("a flipped bit anywhere fails the checksum")
+    @Test("a file cut short at any length is reported as truncated (it may still be syncing), not as damaged")
+    func cutShortIsTruncated() throws {
+        let (replicas, writer, receiver, small) = try setUp()
+        defer { replicas.close() }
+        // A second file, deflated: a long text and many changes.
+        let before = writer.version
+        try writer.write { tx in
+            let file = try tx.insert(File(name: "Long", status: "draft", rating: 1))
+            try tx.insert(String(repeating: "all work and no play ", count: 200), at: 0, in: file.text("content"))
+        }
+        for round in 0..<20 {
+            try writer.write { tx in
+                let file = try tx.insert(File(name: "F\(round)", status: "s", rating: round))
+                try tx.insert("round \(round)", at: 0, in: file.text("content"))
+            }
+        }
+        let large = try #require(try writer.exportDelta(since: before))
+        #expect(large[2] & 1 == 1, "the payload is deflated")
+        // Every cut of the deflated file; of the small plain one, every cut but one that
+        // lands where the cut-off rest declares no length (27 of 43 bytes: reported as
+        // damaged, which is still refused).
+        for (delta, undetectable) in [(small, 1), (large, 0)] {
+            var damaged = 0
+            for length in 0..<delta.count {
+                do {
+                    try receiver.importDelta(Array(delta.prefix(length)))
+                    Issue.record("a file cut to \(length) of \(delta.count) bytes was accepted")
+                } catch let error as DeltaFileError {
+                    if error != .truncated { damaged += 1 }
+                }
+            }
+            #expect(damaged <= undetectable, "\(damaged) cuts of \(delta.count) bytes read as damaged")
+        }
+        try expectRefusal(Array(large.prefix(large.count / 2)), into: receiver, mentioning: "truncated (it ends before the lengths it declares): it may still be syncing")
+    }
+
+    @Test("a flipped bit anywhere is refused: as damaged, or as truncated where it makes a declared length run past the end")
     func checksum() throws {
         let (replicas, _, receiver, delta) = try setUp()
         defer { replicas.close() }
@@ -107,7 +143,10 @@ struct DeltaRefusalTests {
                 try receiver.importDelta(bytes)
                 Issue.record("a flipped bit at \(position) was accepted")
             } catch let error as DeltaFileError {
-                if case .checksumMismatch = error {} else { Issue.record("flip at \(position): \(error)") }
+                switch error {
+                case .checksumMismatch, .truncated: break
+                default: Issue.record("flip at \(position): \(error)")
+                }
             }
         }
         var bytes = delta

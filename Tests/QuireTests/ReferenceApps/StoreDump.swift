@@ -4,17 +4,15 @@ import QuireApps
 import QuireCore
 import QuireTestSupport
 
-/// A record type of the reference apps, with the names of the texts it owns.
-protocol ReferenceRecord: Record, Equatable {
-    static var textFields: [String] { get }
-}
+/// A record type of the reference apps; its texts are the ones it declares.
+protocol ReferenceRecord: Record, Equatable {}
 
-extension Project: ReferenceRecord { static var textFields: [String] { [] } }
-extension Folder: ReferenceRecord { static var textFields: [String] { [] } }
-extension File: ReferenceRecord { static var textFields: [String] { [contentField] } }
-extension Category: ReferenceRecord { static var textFields: [String] { [] } }
-extension CardNote: ReferenceRecord { static var textFields: [String] { [answerField] } }
-extension Clue: ReferenceRecord { static var textFields: [String] { [textField] } }
+extension Project: ReferenceRecord {}
+extension Folder: ReferenceRecord {}
+extension File: ReferenceRecord {}
+extension Category: ReferenceRecord {}
+extension CardNote: ReferenceRecord {}
+extension Clue: ReferenceRecord {}
 
 /// Every record type of both reference apps.
 let referenceRecordTypes: [any ReferenceRecord.Type] = [Project.self, Folder.self, File.self, Category.self, CardNote.self, Clue.self]
@@ -62,7 +60,7 @@ private func describe<T: ReferenceRecord>(_ type: T.Type, _ id: RecordID, _ tx: 
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     var line = "\(id) \(T.typeName) \(String(decoding: try encoder.encode(value), as: UTF8.self))"
-    for field in T.textFields {
+    for field in (T.texts ?? []).sorted() {
         line += " \(field)=\(try tx.string(of: id.text(field)).debugDescription)"
     }
     return line

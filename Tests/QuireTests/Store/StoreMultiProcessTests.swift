@@ -165,6 +165,36 @@ struct StoreMultiProcessTests {
         try app.close()
     }
 
+    @Test("another process's commits reach observe (a new value) and events(under:) (.otherProcess, with where nodes came from)",
+          .timeLimit(.minutes(1)))
+    func observationFromAnotherProcess() async throws {
+        let typist = try BuiltProducts.executable(named: "store-test-typist")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        let app = try Store(directory: path)
+        let folder = try app.write { tx in try tx.insert(TypistFolder(name: "Shared")) }
+        var values = app.observe { tx in try tx.all(TypistNote.self).count }.removingDuplicates().makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        let inFolder = app.events(under: folder)
+        let writer = try RunningProcess(typist, ["writer", path, "w", "3"])
+        #expect(writer.finish().status == 0)
+        let notes = Acknowledged(writer.output, tag: "w").notes.keys
+
+        // Polling brings the other process's commits; the loop ends at the first value that
+        // shows them (the time limit only bounds a hang).
+        try #require(!notes.isEmpty)
+        var counts: [Int] = []
+        while counts.last != notes.count, let count = try await values.next() { counts.append(count) }
+        #expect(counts.last == notes.count)
+        let event = try await firstEvent(in: inFolder, within: .seconds(10)) { event in
+            event.origin == .otherProcess && event.records.contains { notes.contains($0.description) }
+        }
+        let created = event?.moves.filter { notes.contains($0.key.description) }.map(\.value) ?? []
+        #expect(!created.isEmpty && created.allSatisfy { $0 == .init(from: nil, to: .under(folder)) })
+        try app.close()
+    }
+
     @Test("a write here after another process wrote starts from its commit: counters continue, nothing is overwritten")
     func writeAfterOtherProcess() throws {
         let typist = try BuiltProducts.executable(named: "store-test-typist")

@@ -38,6 +38,19 @@ struct StoreValidationTests {
         ("Line\nbreak", "control characters"),
         ("nul\u{0}", "control characters"),
         (String(repeating: "é", count: 256), "at most 255 characters"),
+        ("Line\u{2028}separator", "control characters"),
+        ("Ode\u{202E}txt.exe", "U+202E RIGHT-TO-LEFT OVERRIDE"),
+        ("\u{2066}isolated\u{2069}", "U+2066 LEFT-TO-RIGHT ISOLATE"),
+        ("mark\u{200F}", "U+200F RIGHT-TO-LEFT MARK"),
+        ("Draft\u{200B}", "U+200B ZERO WIDTH SPACE"),
+        ("\u{FEFF}Draft", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+        ("Dr\u{200D}aft", "U+200D ZERO WIDTH JOINER"),
+        ("Dr\u{200C}aft", "U+200C ZERO WIDTH NON-JOINER"),
+        ("word\u{2060}joiner", "U+2060 WORD JOINER"),
+        ("\u{FE0F}alone", "U+FE0F VARIATION SELECTOR-16"),
+        ("cafebabecafebabe@2", "the form of a record ID"),
+        ("1@0", "the form of a record ID"),
+        ("CAFE@12", "the form of a record ID"),
     ]
 
     @Test("an invalid name is refused with its reason, and nothing is written", arguments: badNames)
@@ -66,12 +79,15 @@ struct StoreValidationTests {
         #expect(try StoreSpec.dump(replicas.reopen(0)) == before)
     }
 
-    @Test("names at the limits are accepted: 255 characters, inner spaces, emoji")
+    @Test("names at the limits are accepted: 255 characters, inner spaces, emoji sequences, a Persian non-joiner, near-IDs")
     func validNamesAccepted() throws {
         let replicas = try Replicas(1)
         defer { replicas.close() }
         let store = replicas[0]
-        let names = [String(repeating: "é", count: 255), " Chapter 1 ", "👩‍👩‍👧 family"]
+        let names = [
+            String(repeating: "é", count: 255), " Chapter 1 ", "👩‍👩‍👧 family", "❤️ love", "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} flag",
+            "👋🏽 hello", "می\u{200C}خواهم", "cafebabecafebabe at 2", "0@1", "cafe@", "@12", "x cafe@12",
+        ]
         try store.write { tx in for name in names { _ = try tx.insert(Folder(name: name)) } }
         #expect(try store.read { tx in try tx.all(Folder.self).map(\.name) } == names)
     }

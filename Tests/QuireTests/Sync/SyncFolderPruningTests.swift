@@ -15,7 +15,7 @@ struct SyncFolderPruningTests {
         }
     }
 
-    @Test("once every replica has acknowledged them, the writer deletes its own files, never another's")
+    @Test("once every replica has acknowledged them, the writer compacts its own files into one base file from counter 0, never another's")
     func pruneAfterAllAcknowledged() throws {
         let replicas = try Replicas(3)
         defer { replicas.close() }
@@ -33,26 +33,35 @@ struct SyncFolderPruningTests {
         #expect(first.count == 1)
         try b.sync(folder: folder.path)
         try c.sync(folder: folder.path)
-        #expect(try a.sync(folder: folder.path).pruned == first)
+        // One acknowledged file from counter 0 is a base file already.
+        let kept = try a.sync(folder: folder.path)
+        #expect(kept.pruned.isEmpty && kept.base == nil)
+        #expect(try files(a) == first)
 
         try Self.edit(a, "two")
         try a.sync(folder: folder.path)
         let second = try files(a)
+        #expect(second.count == 2)
         try b.sync(folder: folder.path)
         #expect(try files(a) == second)  // b never deletes a's files
         #expect(try a.sync(folder: folder.path).pruned.isEmpty)  // c has not acknowledged it
         try c.sync(folder: folder.path)
-        #expect(try a.sync(folder: folder.path).pruned == second)
+        let compacted = try a.sync(folder: folder.path)
+        #expect(compacted.pruned == second)
+        let base = try #require(compacted.base)
+        #expect(base.hasSuffix("/0-\(a.version[a.replica] - 1).qdelta"))
+        #expect(try files(a) == [base])
 
         try Self.edit(b, "three")
         let third = try b.sync(folder: folder.path).written
         try a.sync(folder: folder.path)
-        #expect(try b.sync(folder: folder.path).pruned.isEmpty)
         try c.sync(folder: folder.path)
-        #expect(try b.sync(folder: folder.path).pruned == third)
-        // The acknowledgements stay; every replica has everything.
+        #expect(try b.sync(folder: folder.path).pruned.isEmpty)
+        // The base files and acknowledgements stay; every replica has everything.
+        #expect(try files(b) == third)
         for store in [a, b, c] {
-            #expect(try SyncSpec.entries(folder.path, store.replica.description) == ["ack"])
+            #expect(try SyncSpec.entries(folder.path, store.replica.description)
+                == (try files(store)).map { String($0.dropFirst(17)) } + ["ack"])
             #expect(try StoreSpec.dump(store) == StoreSpec.dump(a))
         }
         // The writer does not write pruned changes again.
@@ -76,15 +85,16 @@ struct SyncFolderPruningTests {
             try b.sync(folder: folder.path)
         }
         try Self.edit(c, "offline")
-        #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica).count == 5)
+        #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica).count == 6)
         #expect(try SyncSpec.deltaFiles(folder.path, of: b.replica).count == 5)
         let back = try c.sync(folder: folder.path)
         #expect(back.imported.count == 10 && back.skipped.isEmpty)
         for store in [a, b, a] { try store.sync(folder: folder.path) }
-        #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica).isEmpty)
-        #expect(try SyncSpec.deltaFiles(folder.path, of: b.replica).isEmpty)
         try c.sync(folder: folder.path)
-        #expect(try SyncSpec.deltaFiles(folder.path, of: c.replica).isEmpty)
+        for store in [a, b, c] {
+            let files = try SyncSpec.deltaFiles(folder.path, of: store.replica)
+            #expect(files == ["0-\(store.version[store.replica] - 1).qdelta"])
+        }
         for store in [b, c] { #expect(try StoreSpec.dump(store) == StoreSpec.dump(a)) }
     }
 
@@ -111,7 +121,7 @@ struct SyncFolderPruningTests {
         #expect(try StoreSpec.dump(newcomer) == StoreSpec.dump(b))
     }
 
-    @Test("a replica joining after pruning waits, with reasons, until a full delta from a peer; then it syncs normally")
+    @Test("a replica joining after pruning gets everything from the base files, through the folder alone")
     func joinAfterPruning() throws {
         let replicas = try Replicas(3)
         defer { replicas.close() }
@@ -121,23 +131,119 @@ struct SyncFolderPruningTests {
         try Self.edit(a, "one")
         for store in [a, b, a] { try store.sync(folder: folder.path) }
         try Self.edit(a, "two")
-        try a.sync(folder: folder.path)  // a's first file is gone, the second is still there
+        try Self.edit(b, "bee")
+        for store in [a, b, a, b] { try store.sync(folder: folder.path) }
+        // Both have pruned: each keeps one base file; then a writes one more file.
         #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica).count == 1)
+        try Self.edit(a, "three")
+        try a.sync(folder: folder.path)
+        #expect(try SyncSpec.deltaFiles(folder.path, of: a.replica).count == 2)
+
+        let joined = try late.sync(folder: folder.path)
+        #expect(joined.skipped.isEmpty)
+        #expect(late.storeID == a.storeID)
+        #expect(late.version == a.version)
+        #expect(try StoreSpec.dump(late) == StoreSpec.dump(a))
+    }
+
+    @Test("a store whose history compaction pruned makes its base file from its files in the folder; a late joiner gets everything")
+    func baseAfterHistoryPruning() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b, late) = (replicas[0], replicas[1], replicas[2])
+        try Self.edit(a, "one")
+        try a.sync(folder: folder.path)
+        try Self.edit(a, "two")
+        for store in [a, b] { try store.sync(folder: folder.path) }
+        let pruned = try a.pruneHistory(acknowledged: HistoryAcknowledgements(syncFolder: folder.path))
+        #expect(pruned.prunedChanges > 0)
+        #expect(throws: PrunedHistoryError.self) { try a.exportDelta() }
+
+        let report = try a.sync(folder: folder.path)
+        #expect(report.pruned.count == 2)
+        #expect(report.base == "\(a.replica)/0-\(a.version[a.replica] - 1).qdelta")
+        let joined = try late.sync(folder: folder.path)
+        #expect(joined.skipped.isEmpty, "\(joined.skipped)")
+        #expect(late.version == a.version)
+        #expect(try StoreSpec.dump(late) == StoreSpec.dump(b))  // a's own dump needs its pruned history
+    }
+
+    @Test("an empty store that can import nothing says it has not joined and writes nothing; the writer's next sync writes the base it needs")
+    func notJoinedUntilBase() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b, late) = (replicas[0], replicas[1], replicas[2])
+        try Self.edit(a, "one")
+        for store in [a, b] { try store.sync(folder: folder.path) }
+        try Self.edit(a, "two")
+        try a.sync(folder: folder.path)
+        // A folder pruned the old way: a's first file deleted, no base file.
+        let files = try SyncSpec.deltaFiles(folder.path, of: a.replica)
+        #expect(files.count == 2)
+        try FileManager.default.removeItem(atPath: folder.appending("\(a.replica)/\(files[0])"))
 
         let before = try StoreSpec.dump(late)
-        let stuck = try late.sync(folder: folder.path)
-        #expect(stuck.imported.isEmpty)
-        #expect(stuck.skipped.map(\.reason) == [.rejected(.unknownSender(a.replica))])
+        #expect {
+            try late.sync(folder: folder.path)
+        } throws: { error in
+            guard case .notJoined(_, let problems) = error as? SyncError else { return false }
+            return problems.count == 1 && problems[0].contains(files[1]) && "\(error)".contains("has not joined")
+                && "\(error)".contains("quire import")
+        }
         #expect(try StoreSpec.dump(late) == before)
-        // late's acknowledgement (of nothing) keeps a's remaining files.
-        try b.sync(folder: folder.path)
-        #expect(try a.sync(folder: folder.path).pruned.isEmpty)
+        #expect(try SyncSpec.entries(folder.path, late.replica.description).isEmpty)  // no ack to hold back pruning
 
-        try late.importDelta(try #require(try b.exportDelta()))
-        let caughtUp = try late.sync(folder: folder.path)
-        #expect(caughtUp.skipped.isEmpty)
+        // a's files no longer start at counter 0: its next sync writes the base.
+        let repaired = try a.sync(folder: folder.path)
+        #expect(repaired.base == "\(a.replica)/0-\(SyncSpec.first(of: files[1]) - 1).qdelta")
+        let joined = try late.sync(folder: folder.path)
+        #expect(joined.skipped.isEmpty)
         #expect(try StoreSpec.dump(late) == StoreSpec.dump(a))
-        #expect(try a.sync(folder: folder.path).pruned.count == 1)
+    }
+
+    @Test("empty stores set up to sync before anyone writes do not fail; the first to write gives the others its store")
+    func emptyStoresBeforeFirstWrite() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+        for store in [a, b, c, a] {
+            let report = try store.sync(folder: folder.path)
+            #expect(report.skipped.isEmpty, "\(report.skipped)")
+        }
+        try Self.edit(b, "first")
+        for store in [b, a, c] { try store.sync(folder: folder.path) }
+        for store in [a, c] {
+            #expect(store.storeID == b.storeID)
+            #expect(try StoreSpec.dump(store) == StoreSpec.dump(b))
+        }
+    }
+
+    @Test("the acknowledgement of another store's replica is reported and does not hold back pruning")
+    func foreignAcknowledgement() throws {
+        let replicas = try Replicas(3)
+        defer { replicas.close() }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (a, b, stranger) = (replicas[0], replicas[1], replicas[2])
+        try Self.edit(a, "one")
+        try a.sync(folder: folder.path)
+        try Self.edit(a, "two")
+        for store in [a, b] { try store.sync(folder: folder.path) }
+        // A store of its own lineage syncs through the same folder.
+        try Self.edit(stranger, "elsewhere")
+        try stranger.sync(folder: folder.path)
+        #expect(stranger.storeID != a.storeID)
+        let report = try a.sync(folder: folder.path)
+        #expect(report.pruned.count == 2)
+        #expect(report.skipped.contains {
+            $0.path == "\(stranger.replica)/ack" && $0.reason == .foreignAcknowledgement(store: stranger.storeID, this: a.storeID)
+        })
     }
 
     @Test("an unreadable acknowledgement is reported and keeps the writer's files")
@@ -148,6 +254,8 @@ struct SyncFolderPruningTests {
         defer { folder.remove() }
         let (a, b) = (replicas[0], replicas[1])
         try Self.edit(a, "one")
+        try a.sync(folder: folder.path)
+        try Self.edit(a, "two")
         for store in [a, b] { try store.sync(folder: folder.path) }
         let ack = folder.appending("\(b.replica)/ack")
         let good = try SyncSpec.read(ack)
@@ -159,7 +267,7 @@ struct SyncFolderPruningTests {
             if case .unreadable = report.skipped.first?.reason {} else { Issue.record("\(report.skipped)") }
         }
         try SyncSpec.write(good, to: ack)
-        #expect(try a.sync(folder: folder.path).pruned.count == 1)
+        #expect(try a.sync(folder: folder.path).pruned.count == 2)
     }
 
     @Test("failures of this replica's side of the folder throw errors naming the path and what to do")

@@ -88,6 +88,7 @@ struct StoreUndoTests {
         defer { directory.remove() }
         var options = Store.Options()
         options.durability = .noSync
+        options.undoGrouping = .none  // every transaction its own step, as the model below
         let store = try Store(directory: directory.path, options: options)
         let page = try store.write { tx in try tx.insert(Page(title: "p")) }
         let body = page.text("body")

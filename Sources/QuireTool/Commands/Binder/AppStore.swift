@@ -43,7 +43,11 @@ struct NoAppStore: Error, CustomStringConvertible {
     var directory: String
 
     var description: String {
-        "no store at \(directory); create one with 'quire project create NAME' or 'quire cards category add TITLE', or name another with --store DIR (or QUIRE_STORE)"
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return StoreError.notADirectory(directory).description
+        }
+        return "no store at \(directory); create one with 'quire project create NAME --type poetry' or 'quire cards category add TITLE', or name another with --store DIR (or QUIRE_STORE)"
     }
 }
 

@@ -42,15 +42,3 @@ struct BinderNode: Equatable {
     /// `folder 3a9d52c01b7e4f66@12`, as errors list candidates.
     var kindAndID: String { "\(kind.rawValue) \(id)" }
 }
-
-extension RecordID {
-    /// Parses `3a9d52c01b7e4f66@12`, the form `description` prints.
-    init?(parsing text: some StringProtocol) {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, (1...16).contains(parts[0].count), parts[0].allSatisfy(\.isHexDigit),
-              let replica = UInt64(parts[0], radix: 16), replica != 0,
-              !parts[1].isEmpty, parts[1].allSatisfy(\.isASCII), let counter = UInt64(parts[1])
-        else { return nil }
-        self.init(replica: ReplicaID(replica), counter: counter)
-    }
-}

@@ -69,14 +69,21 @@ enum BinderTree {
     private static func label<R: StoreReading & ~Copyable>(
         _ node: BinderNode, clashes: Bool, showIDs: Bool, _ tx: borrowing R
     ) throws -> String {
-        var text = node.name
+        var text = node.name.visibleOnOneLine
         switch node.kind {
         case .project: text += " (\(try tx.record(Project.self, node.id).type.rawValue))"
         case .folder: break
         case .file: text += " (" + wordCount(try tx.wordCount(of: node.content)) + ")"
         }
-        if showIDs { text += "  [\(node.id)]" } else if clashes { text += "  [\(node.id), name clash]" }
+        if clashes { text += "  [\(node.id), name clash]" } else if showIDs { text += "  [\(node.id)]" }
         return text
+    }
+
+    /// The characters of a file's content as a reader counts them: grapheme clusters
+    /// (Swift's `String.count`), so an emoji with a skin tone or a family of four is one
+    /// character and so is a CRLF line break.
+    static func characterCount<R: StoreReading & ~Copyable>(of file: BinderNode, _ tx: borrowing R) throws -> Int {
+        try tx.string(of: file.content).count
     }
 
     /// `1 word`, `24 words`.
@@ -93,7 +100,7 @@ enum BinderTree {
         var project_type: String?
         /// Projects: the creation date, ISO 8601.
         var created: String?
-        /// Files: words and Unicode scalars of the content.
+        /// Files: words and characters (grapheme clusters) of the content.
         var words: Int?
         var characters: Int?
         /// Projects and folders: their children in order.
@@ -116,7 +123,7 @@ enum BinderTree {
         case .folder: break
         case .file:
             result.words = try tx.wordCount(of: node.content)
-            result.characters = try tx.length(of: node.content)
+            result.characters = try characterCount(of: node, tx)
         }
         if node.kind != .file {
             result.children = try BinderNode.children(of: node.id, tx).map { try json($0, tx) }

@@ -47,7 +47,7 @@ struct EditCommand: Command {
         // or the editor left it as it was. Every other failure keeps it and names it.
         var keepCopy = false
         defer { if !keepCopy { try? FileManager.default.removeItem(at: folder) } }
-        let apply = "apply it with 'quire write \(path.shellQuoted) < \(copy.path.shellQuoted)'"
+        let apply = "apply it with " + SuggestedCommand.quire("write", .value(path), "<", .value(copy.path))
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -96,7 +96,7 @@ struct EditCommand: Command {
         }
         guard let summary else {
             keepCopy = true
-            throw AppError("the text of \(path) changed in the store while you were editing (a sync or another command); nothing was applied. Your version is in \(copy.path): look at 'quire cat \(path.shellQuoted)', then \(apply)")
+            throw AppError("the text of \(path) changed in the store while you were editing (a sync or another command); nothing was applied. Your version is in \(copy.path): look at \(SuggestedCommand.quire("cat", .value(path))), then \(apply)")
         }
         context.output.writeLine(summary)
     }

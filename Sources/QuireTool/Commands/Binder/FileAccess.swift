@@ -10,7 +10,7 @@ enum FileAccess {
     static func file<R: StoreReading & ~Copyable>(_ path: String, _ tx: borrowing R) throws -> BinderNode {
         let node = try BinderPath.resolve(path, tx)
         guard node.kind == .file else {
-            throw AppError("'\(path)' is a \(node.kind.rawValue), not a file; see its contents with 'quire tree \(path.shellQuoted)'")
+            throw AppError("'\(path.abbreviated)' is a \(node.kind.rawValue), not a file; see its contents with \(SuggestedCommand.quire("tree", .value(path)))")
         }
         return node
     }
@@ -18,10 +18,16 @@ enum FileAccess {
     /// The file `path` names, created (empty) when its parent exists and it does not.
     ///
     /// - Returns: The file and whether it was created.
+    ///
+    /// A path that ends in a record ID (or is one) names that file, which must exist: no
+    /// new file is given the form of an ID as its name (``RecordName`` refuses it).
     static func fileCreating(_ path: String, _ tx: borrowing StoreWriter) throws -> (file: BinderNode, created: Bool) {
+        if let last = BinderPath.components(path).last, RecordID(parsing: last) != nil {
+            return (try file(path, tx), false)
+        }
         let (parent, name) = try BinderPath.resolveParent(of: path, tx, creating: "file")
-        if try BinderPath.sibling(named: name, under: parent.id, tx) != nil || RecordID(parsing: name) != nil {
-            return (try file(path, tx), false)  // it exists (an ID must)
+        if try BinderPath.sibling(named: name, under: parent.id, tx) != nil {
+            return (try file(path, tx), false)
         }
         let id = try tx.insert(File(name: name), under: parent.id)
         return (BinderNode(id: id, kind: .file, name: name), true)

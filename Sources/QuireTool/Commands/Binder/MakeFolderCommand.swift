@@ -24,7 +24,8 @@ struct MakeFolderCommand: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
         let value = try arguments.nextPositional(named: "PATH")
-        for name in BinderPath.components(value.text) {
+        // Names along the way may be IDs of existing folders; the last is the new folder's name.
+        for name in BinderPath.components(value.text).dropLast() where RecordID(parsing: name) == nil {
             _ = try ArgumentValue.named(name, like: value).recordName()
         }
         _ = try value.lastPathName()
@@ -52,6 +53,9 @@ struct MakeFolderCommand: Command {
                         return []  // mkdir -p of a folder that exists: nothing to do
                     }
                     for name in names {
+                        if RecordID(parsing: name) != nil {
+                            throw AppError("no record \(name) in '\(BinderPath.display(parent.id, tx))' (in the path '\(path)'): a name of that form is read as a record ID, and no record with that ID is there — see 'quire tree --ids'")
+                        }
                         guard parent.kind != .file else { throw AppError("'\(BinderPath.display(parent.id, tx))' is a file; folders go in folders or projects") }
                         try BinderPath.checkFree(name, under: parent.id, tx)
                         let id = try tx.insert(Folder(name: name), under: parent.id)

@@ -44,7 +44,9 @@ struct MoveCommand: Command {
                 if tx.path(of: target.id).contains(node.id) {
                     throw AppError("cannot move '\(path)' into '\(destination)', which is inside it; choose a folder outside it")
                 }
-                try BinderPath.checkFree(node.name, under: target.id, except: node.id, tx)
+                try BinderPath.checkFree(node.name, under: target.id, except: node.id, tx) { existing in
+                    "rename one of the two first, for example \(SuggestedCommand.quire("rename", "\(existing.id)", "NEWNAME"))"
+                }
                 let position = index.map { min($0 - 1, tx.children(of: target.id).filter { $0 != node.id }.count) }
                 try tx.move(node.id, to: target.id, at: position)
                 return "moved \(path) to \(BinderPath.display(node.id, tx))"

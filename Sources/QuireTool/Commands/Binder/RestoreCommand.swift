@@ -64,10 +64,10 @@ struct RestoreCommand: Command {
             }
             return try store.write { tx -> String in
                 if let parent, node.kind != .project {
-                    try BinderPath.checkFree(node.name, under: parent, except: node.id, tx)
+                    try BinderPath.checkFree(node.name, under: parent, except: node.id, tx, remedy: Self.remedy(for: node))
                 } else if node.kind == .project {
                     guard parent == nil else { throw AppError("'\(path)' is a project; projects are restored to the top level: quire restore \(node.id)") }
-                    try BinderPath.checkFree(node.name, under: nil, except: node.id, tx)
+                    try BinderPath.checkFree(node.name, under: nil, except: node.id, tx, remedy: Self.remedy(for: node))
                 } else {
                     throw AppError("folders and files go in a project; give one: quire restore \(node.id) DEST")
                 }
@@ -76,5 +76,17 @@ struct RestoreCommand: Command {
             }
         }
         context.output.writeLine(message)
+    }
+
+    /// What to do when the place `node` would go back to has a sibling of its name: a
+    /// restored record keeps its name, so rename the other one (or, for a folder or file,
+    /// restore it elsewhere).
+    static func remedy(for node: BinderNode) -> (BinderNode) -> String {
+        { existing in
+            let rename = "rename that one first with \(SuggestedCommand.quire("rename", "\(existing.id)", "NEWNAME"))"
+            return node.kind == .project
+                ? rename + ", then restore this one"
+                : rename + ", or restore this one into another folder with \(SuggestedCommand.quire("restore", "\(node.id)", "DEST"))"
+        }
     }
 }

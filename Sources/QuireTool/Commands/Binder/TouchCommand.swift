@@ -7,8 +7,8 @@ struct TouchCommand: Command {
     static let usage = "[--store DIR] PATH"
     static let discussion = """
         Creates the file PATH, empty, in its folder; the folder must exist. When PATH
-        is a file already, leaves it as it is. Type into it with 'quire write' or
-        'quire edit'.
+        is a file already (by name or by ID), leaves it as it is. Type into it with
+        'quire write' or 'quire edit'.
 
         Example:
           quire touch "My Poetry/Your Poetry/Draft/Ode"
@@ -21,7 +21,7 @@ struct TouchCommand: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
         let value = try arguments.nextPositional(named: "PATH")
-        _ = try value.lastPathName()
+        _ = try value.lastPathName(allowingID: true)
         path = value.text
     }
 

@@ -7,9 +7,11 @@ struct WordCountCommand: Command {
     static let summary = "Count the words of a file, or of every file in a folder or project."
     static let usage = "[--store DIR] PATH"
     static let discussion = """
-        Words are runs of letters and digits (apostrophes and '_' join words). For a
-        file, prints its words and characters; for a folder or project, one line per
-        file inside it and the total.
+        Words are runs of letters and digits (apostrophes and '_' join words).
+        Characters are counted as a reader sees them (grapheme clusters): an emoji with
+        a skin tone, a flag or a family is one character, and so is a CRLF line break.
+        For a file, prints its words and characters; for a folder or project, one line
+        per file inside it and the total.
 
         Example:
           quire wc "My Poetry"
@@ -32,7 +34,7 @@ struct WordCountCommand: Command {
                 var lines: [String] = []
                 var totalWords = 0, totalCharacters = 0
                 for file in files {
-                    let words = try tx.wordCount(of: file.content), characters = try tx.length(of: file.content)
+                    let words = try tx.wordCount(of: file.content), characters = try BinderTree.characterCount(of: file, tx)
                     totalWords += words
                     totalCharacters += characters
                     lines.append("\(pad(words)) words \(pad(characters)) characters  \(BinderPath.display(file.id, tx))")

@@ -7,7 +7,8 @@ struct WriteCommand: Command {
     static let usage = "[--store DIR] PATH"
     static let discussion = """
         Reads standard input to the end and makes the file PATH read exactly that,
-        creating the file when its folder exists and it does not. Only what differs is
+        creating the file when its folder exists and it does not (PATH may also be a
+        file's ID, as 'quire tree --ids' shows it). Only what differs is
         stored: the text the old and new versions share at the start and the end stays,
         and just the middle is replaced, so edits other replicas make elsewhere in the
         file survive the merge. Prints how many characters went in and out.
@@ -23,7 +24,7 @@ struct WriteCommand: Command {
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
         let value = try arguments.nextPositional(named: "PATH")
-        _ = try value.lastPathName()
+        _ = try value.lastPathName(allowingID: true)
         path = value.text
     }
 

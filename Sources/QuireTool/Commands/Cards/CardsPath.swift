@@ -28,7 +28,7 @@ enum CardsPath {
         let category = try category(categoryText, tx)
         let notes = try tx.children(of: category.id, ofType: CardNote.self)
         guard index <= notes.count else {
-            throw AppError("'\(category.title)' has \(notes.count == 1 ? "1 note" : "\(notes.count) notes"), so there is no note \(index); see 'quire cards note list \(category.title.shellQuoted)'")
+            throw AppError("'\(category.title)' has \(notes.count == 1 ? "1 note" : "\(notes.count) notes"), so there is no note \(index); see \(SuggestedCommand.quire("cards", "note", "list", .value(category.title)))")
         }
         return notes[index - 1]
     }
@@ -42,7 +42,7 @@ enum CardsPath {
         let note = try note(noteText, tx)
         let clues = try tx.children(of: note.id, ofType: Clue.self)
         guard index <= clues.count else {
-            throw AppError("note '\(noteText)' has \(clues.count == 1 ? "1 clue" : "\(clues.count) clues"), so there is no clue \(index); see 'quire cards clue list \(noteText.shellQuoted)'")
+            throw AppError("note '\(noteText)' has \(clues.count == 1 ? "1 clue" : "\(clues.count) clues"), so there is no clue \(index); see \(SuggestedCommand.quire("cards", "clue", "list", .value(noteText)))")
         }
         return clues[index - 1]
     }

@@ -102,7 +102,7 @@ struct CategoryListCommand: Command {
         }
         for entry in entries {
             let notes = entry.notes == 1 ? "1 note" : "\(entry.notes) notes"
-            context.output.writeLine(listsDeleted ? "\(entry.title)  (\(notes))  \(entry.id)" : "\(entry.title)  (\(notes))")
+            context.output.writeLine(listsDeleted ? "\(entry.title.visibleOnOneLine)  (\(notes))  \(entry.id)" : "\(entry.title.visibleOnOneLine)  (\(notes))")
         }
     }
 }

@@ -63,7 +63,7 @@ struct ClueAddCommand: Command {
                 return position + 1
             }
         }
-        context.output.writeLine("added clue \(note)/\(position): \(text)")
+        context.output.writeLine("added clue \(note.visibleOnOneLine)/\(position): \(text.visibleOnOneLine)")
     }
 }
 
@@ -108,8 +108,8 @@ struct ClueListCommand: Command {
             }
         }
         if asJSON { return context.output.writeLine(try AppJSON.text(entries)) }
-        if entries.isEmpty { context.output.writeLine("note \(note) has no clues yet; add one with 'quire cards clue add \(note.shellQuoted) TEXT'") }
-        for entry in entries { context.output.writeLine("\(entry.index). \(entry.text)") }
+        if entries.isEmpty { context.output.writeLine("note \(note) has no clues yet; add one with \(SuggestedCommand.quire("cards", "clue", "add", .value(note), "TEXT"))") }
+        for entry in entries { context.output.writeLine("\(entry.index). \(entry.text.visibleOnOneLine)") }
     }
 }
 
@@ -140,7 +140,7 @@ struct ClueEditCommand: Command {
         try AppStore.with(store, in: context) { store in
             try store.write { tx in try tx.setString(text, in: CardsPath.clue(clue, tx).id.text(Clue.textField)) }
         }
-        context.output.writeLine("clue \(clue) now reads: \(text)")
+        context.output.writeLine("clue \(clue.visibleOnOneLine) now reads: \(text.visibleOnOneLine)")
     }
 }
 

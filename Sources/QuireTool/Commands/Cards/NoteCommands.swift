@@ -65,7 +65,7 @@ struct NoteAddCommand: Command {
                 return (found.title, position + 1)
             }
         }
-        context.output.writeLine("added note \(title)/\(position): \(answer)")
+        context.output.writeLine("added note \(title.visibleOnOneLine)/\(position): \(answer.visibleOnOneLine)")
     }
 }
 
@@ -113,9 +113,9 @@ struct NoteListCommand: Command {
             }
         }
         if asJSON { return context.output.writeLine(try AppJSON.text(entries)) }
-        if entries.isEmpty { context.output.writeLine("'\(title)' has no notes yet; add one with 'quire cards note add \(title.shellQuoted) --answer TEXT'") }
+        if entries.isEmpty { context.output.writeLine("'\(title)' has no notes yet; add one with \(SuggestedCommand.quire("cards", "note", "add", .value(title), "--answer", "TEXT"))") }
         for entry in entries {
-            context.output.writeLine("\(entry.index). \(entry.answer)  (\(entry.clues.count == 1 ? "1 clue" : "\(entry.clues.count) clues"))")
+            context.output.writeLine("\(entry.index). \(entry.answer.visibleOnOneLine)  (\(entry.clues.count == 1 ? "1 clue" : "\(entry.clues.count) clues"))")
         }
     }
 }
@@ -147,7 +147,7 @@ struct NoteEditCommand: Command {
         try AppStore.with(store, in: context) { store in
             try store.write { tx in try tx.setString(answer, in: CardsPath.note(note, tx).id.text(CardNote.answerField)) }
         }
-        context.output.writeLine("note \(note) now answers: \(answer)")
+        context.output.writeLine("note \(note.visibleOnOneLine) now answers: \(answer.visibleOnOneLine)")
     }
 }
 

@@ -50,9 +50,9 @@ struct QuizCommand: Command {
         }
         var right = 0, asked = 0
         for (index, card) in cards.enumerated() {
-            context.output.writeLine("\(index + 1)/\(cards.count) [\(card.category)]")
+            context.output.writeLine("\(index + 1)/\(cards.count) [\(card.category.visibleOnOneLine)]")
             if card.clues.isEmpty { context.output.writeLine("  (no clues)") }
-            for clue in card.clues { context.output.writeLine("  - \(clue)") }
+            for clue in card.clues { context.output.writeLine("  - \(clue.visibleOnOneLine)") }
             context.output.write("your answer: ")
             guard let line = readLine() else {
                 context.output.writeLine("")
@@ -63,7 +63,7 @@ struct QuizCommand: Command {
                 right += 1
                 context.output.writeLine("right!")
             } else {
-                context.output.writeLine("the answer is: \(card.answer)")
+                context.output.writeLine("the answer is: \(card.answer.visibleOnOneLine)")
             }
         }
         context.output.writeLine("score: \(right)/\(asked)" + (asked < cards.count ? " (stopped after \(asked) of \(cards.count))" : ""))

@@ -35,6 +35,10 @@ struct DemoCommand: Command {
         let manager = FileManager.default
         let root: String
         if let directory {
+            var isDirectory: ObjCBool = false
+            if manager.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+                throw AppError("\(directory) is a file, not a directory; give a new or empty directory to --dir (the demo creates laptop.quire, phone.quire and deltas in it)")
+            }
             if manager.fileExists(atPath: directory), !((try? manager.contentsOfDirectory(atPath: directory))?.isEmpty ?? false) {
                 throw AppError("\(directory) is not an empty directory; give a new or empty one to --dir (the demo creates laptop.quire, phone.quire and deltas in it)")
             }

@@ -5,7 +5,7 @@ import Quire
 struct ImportCommand: Command {
     static let name = "import"
     static let summary = "Import delta files from other replicas and print what each changed."
-    static let usage = "[--store DIR] FILE..."
+    static let usage = "[--store DIR] [--join] FILE..."
     static let discussion = """
         Imports each delta file in one transaction of its own: all of it or nothing.
         Creates the store when DIR holds none yet (a new replica joins the lineage of
@@ -16,13 +16,19 @@ struct ImportCommand: Command {
 
         A file that is refused (damaged, truncated, from another store ...) leaves the
         store as it was; its reason is printed, the other files are still imported,
-        and the command exits 1. On a terminal, a progress bar shows on standard error
+        and the command exits 1.
+
+        A store that wrote before its first import is a store of its own, and refuses
+        another store's files; with --join, it takes the lineage of such a file and
+        merges it, its own changes included (only while it holds no other device's
+        changes). On a terminal, a progress bar shows on standard error
         for imports of more than 16 files or 1 MB.
 
         Example:
           quire import --store ~/Notes.quire from-laptop.qdelta from-phone.qdelta
         """
-    static var options: [Option] { [StoreLocation.option] }
+    static let join = Option.flag("join", help: "Let a store that has only its own changes join the file's store.")
+    static var options: [Option] { [StoreLocation.option, join] }
 
     /// More files than this, or more bytes than ``progressBytes``, show a progress bar.
     static let progressFiles = 16
@@ -30,9 +36,11 @@ struct ImportCommand: Command {
 
     var store: String?
     var files: [String]
+    var joining: Bool
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
+        joining = arguments.flag(Self.join)
         files = try arguments.remainingPositionals(named: "FILE").map { value throws(UsageError) in try value.path() }
         guard !files.isEmpty else { throw .missingArgument("FILE") }
     }
@@ -40,8 +48,30 @@ struct ImportCommand: Command {
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
         let isNew = !StoreLocation.holdsStore(directory)
-        if isNew, !files.contains(where: FileManager.default.fileExists(atPath:)) {
-            throw UnreadableFile(path: files[0], reason: "no such file")
+        // Each file is read once: a FIFO or /dev/stdin cannot be read twice.
+        var readAhead: [Int: Result<[UInt8], any Error>] = [:]
+        if isNew {
+            // A new store joins the lineage of the first file it imports: create it only
+            // for a file that can be imported, not for a damaged or unreadable one.
+            var problems: [(file: String, problem: String)] = []
+            let importable = files.indices.contains { index in
+                let file = files[index]
+                let bytes = Result { try Self.read(file) }
+                readAhead[index] = bytes
+                do {
+                    try Store.checkDelta(bytes.get())
+                    return true
+                } catch {
+                    problems.append((file, "\(error)"))
+                    return false
+                }
+            }
+            if !importable {
+                if problems.count > 1 {
+                    for (file, problem) in problems { context.errorOutput.writeLine("\(QuireCLI.name): \(file): refused: \(problem)") }
+                }
+                throw UnimportableFiles(directory: directory, problem: problems.count == 1 ? problems[0].problem : nil, count: files.count)
+            }
         }
         let opened = try StoreLocation.open(directory, writes: true, in: context)
         if isNew { context.output.writeLine("created a new store at \(directory) (replica \(opened.replica))") }
@@ -56,7 +86,7 @@ struct ImportCommand: Command {
             var doneBytes = 0
             for (index, file) in files.enumerated() {
                 progress?.update(done: index, doneBytes: doneBytes)
-                let outcome = Result { try store.importDelta(Self.read(file)) }
+                let outcome = Result { try store.importDelta(readAhead[index]?.get() ?? Self.read(file), joiningLineage: joining) }
                 progress?.clear()
                 switch outcome {
                 case .success(let report):
@@ -81,22 +111,24 @@ struct ImportCommand: Command {
         if refused > 0 { throw RefusedImports(refused: refused, total: files.count) }
     }
 
-    /// The bytes of the delta file at `path`.
+    /// The most bytes a delta file may have: its payload's limit and room for a header.
+    static let maximumFileBytes = 1 << 30 + 1 << 16
+
+    /// The bytes of the delta file at `path`: a regular file, a FIFO or `/dev/stdin`.
     private static func read(_ path: String) throws -> [UInt8] {
-        guard FileManager.default.fileExists(atPath: path) else { throw UnreadableFile(path: path, reason: "no such file") }
-        do {
-            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch {
-            throw UnreadableFile(path: path, reason: error.localizedDescription)
-        }
+        try InputFile.read(path, limit: maximumFileBytes, what: "a delta file")
     }
 }
 
-/// A delta file that cannot be read at all.
-struct UnreadableFile: Error, CustomStringConvertible {
-    var path: String
-    var reason: String
-    var description: String { "cannot read \(path) (\(reason)); check its path and permissions" }
+/// `quire import` into a directory without a store, given no file it could import.
+struct UnimportableFiles: Error, CustomStringConvertible {
+    var directory: String
+    /// The one file's problem, when there was one file.
+    var problem: String?
+    var count: Int
+    var description: String {
+        (problem ?? "none of the \(count) delta files can be imported (see above)") + "; no store was created at \(directory)"
+    }
 }
 
 /// Some of the files given to `quire import` were refused.

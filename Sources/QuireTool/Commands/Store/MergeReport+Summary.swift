@@ -2,7 +2,7 @@ import Quire
 
 extension MergeReport {
     /// The report as `quire import` and `quire sync` print it: one line of counts, then
-    /// a line for each overwritten value and name clash.
+    /// a line for each overwritten value, name clash and overlapping edit of a text.
     ///
     /// ```
     /// 12 applied, 0 already known, 1 pending; 3 records, 1 text, 0 hierarchy nodes changed; 1 overwritten value, 0 name clashes, 0 skipped moves
@@ -17,6 +17,7 @@ extension MergeReport {
         var lines = [line]
         lines += overwritten.map { "  overwritten: \($0)" }
         lines += nameClashes.map { "  name clash: \($0) (both kept; rename one)" }
+        lines += overlappingEdits.map { "  overlapping edits: \($0) (both kept, interleaved; review the passage)" }
         if skippedMoves > 0 {
             lines.append("  skipped moves: \(skippedMoves) would have made a cycle; they stay in the log and may apply later")
         }
@@ -37,6 +38,7 @@ extension MergeReport {
         changedTexts.formUnion(other.changedTexts)
         movedNodes.formUnion(other.movedNodes)
         overwritten += other.overwritten
+        overlappingEdits += other.overlappingEdits
         for clash in other.nameClashes where !nameClashes.contains(clash) { nameClashes.append(clash) }
         skippedMoves += other.skippedMoves
     }

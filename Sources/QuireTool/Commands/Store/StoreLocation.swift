@@ -80,6 +80,10 @@ struct MissingStore: Error, CustomStringConvertible {
     var directory: String
 
     var description: String {
-        "no store at \(directory); pass --store DIR (or set QUIRE_STORE) to name one, or create it with 'quire import FILE' or 'quire sync FOLDER'"
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), !isDirectory.boolValue {
+            return StoreError.notADirectory(directory).description
+        }
+        return "no store at \(directory); pass --store DIR (or set QUIRE_STORE) to name one, or create it with 'quire import FILE' or 'quire sync FOLDER'"
     }
 }

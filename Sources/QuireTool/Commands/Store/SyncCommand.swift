@@ -10,9 +10,17 @@ struct SyncCommand: Command {
         One sync (Store.sync(folder:)): writes this replica's new changes as one delta
         file under FOLDER/<replica>/, imports the other replicas' delta files it lacks
         (each all or nothing), writes its acknowledgement FOLDER/<replica>/ack, and
-        deletes its own files every known replica has acknowledged. Creates the store
-        when DIR holds none yet, and FOLDER when it is missing. Keep the store itself
-        out of the synced folder.
+        compacts its own files every known replica has acknowledged into one base file
+        <replica>/0-<last>.qdelta, from which a replica joining later gets everything.
+        Deletes file-sync engines' conflict copies of its own files (Syncthing's
+        .sync-conflict-…, Dropbox's "(… conflicted copy …)", iCloud's "name 2").
+        Creates the store when DIR holds none yet, and FOLDER when it is missing. Keep
+        the store itself out of the synced folder.
+
+        Fails (exit 1) when a new, empty store can import nothing from a folder other
+        replicas use (it has not joined; it says why and writes nothing), and when two
+        files of one replica hold different changes for the same counters: two devices
+        write as one replica (a restored backup or a copied store).
 
         Prints the files written, imported (with what each changed), skipped (with why:
         damaged, still syncing, waiting for earlier files — a later sync tries them
@@ -52,7 +60,9 @@ struct SyncCommand: Command {
         }
         lines += report.skipped.map { "skipped \($0.path): \($0.reason)" }
         lines += report.ignored.map { "ignored \($0.path): \($0.reason)" }
+        if let base = report.base { lines.append("wrote base \(base)") }
         lines += report.pruned.map { "pruned \($0)" }
+        lines += report.removedConflictCopies.map { "removed conflict copy \($0)" }
         let merged = report.merged
         lines.append(
             "synced: \(MergeReport.count(report.written.count, "file")) written, "

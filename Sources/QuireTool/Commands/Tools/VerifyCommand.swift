@@ -22,7 +22,9 @@ struct VerifyCommand: Command {
         Prints a summary line, then one line per problem: the database, the key, what is
         wrong and what to do. Exits 0 when the store is healthy, 1 when problems were
         found. With --json, one object: "healthy", the counts checked, and "problems"
-        (check, database, key, problem, remedy).
+        (check, database, key, problem, remedy); when the store cannot be checked at all
+        (no store there, unreadable), still one object: "directory", "healthy": false and
+        "error" saying what failed and what to do, with exit status 1.
 
         Example:
           quire verify --store ~/Notes.quire
@@ -58,12 +60,25 @@ struct VerifyCommand: Command {
         var problems: [Problem]
     }
 
+    /// What `--json` prints when the store could not be checked.
+    struct Failure: Encodable {
+        var directory: String
+        var healthy = false
+        var error: String
+    }
+
     func run(in context: ToolContext) async throws {
         let directory = StoreLocation.resolve(store, in: context)
-        guard StoreLocation.holdsStore(directory) else { throw MissingStore(directory: directory) }
-        let decision = try StoreAccess.decide(directory: directory, writes: false, environment: context.environment)
-        if let note = decision.note { context.errorOutput.writeLine("note: \(note)") }
-        let report = try Store.verify(directory: directory, access: decision.access)
+        let report: VerifyReport
+        do {
+            guard StoreLocation.holdsStore(directory) else { throw MissingStore(directory: directory) }
+            let decision = try StoreAccess.decide(directory: directory, writes: false, environment: context.environment)
+            if let note = decision.note { context.errorOutput.writeLine("note: \(note)") }
+            report = try Store.verify(directory: directory, access: decision.access)
+        } catch {
+            if printsJSON { context.output.writeLine(try BenchmarkJSON.line(Failure(directory: directory, error: "\(error)"))) }
+            throw error
+        }
         if printsJSON {
             context.output.writeLine(try BenchmarkJSON.line(Report(
                 directory: directory, healthy: report.isHealthy, change_count: report.changeCount,
