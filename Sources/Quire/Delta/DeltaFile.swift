@@ -102,11 +102,12 @@ struct DeltaFile: Hashable, Sendable {
             // A file cut short (still being copied by a sync engine) also fails the
             // checksum; its declared lengths and counts run past the end, so decoding
             // all of it, as if nothing were the checksum, runs out of bytes.
-            if endsEarly(content: bytes[3...], flags: flags) || endsInsideChecksum(bytes, flags: flags) { throw .truncated }
+            if endsEarly(content: bytes[3...], version: version, flags: flags)
+                || endsInsideChecksum(bytes, version: version, flags: flags) { throw .truncated }
             throw .checksumMismatch(stored: stored, computed: computed)
         }
         do throws(DecodingError) {
-            return try decodeContent(bytes[3..<(bytes.count - 4)], flags: flags)
+            return try decodeContent(bytes[3..<(bytes.count - 4)], version: version, flags: flags)
         } catch {
             throw .malformed(error.description)
         }
@@ -114,19 +115,29 @@ struct DeltaFile: Hashable, Sendable {
 
     /// Whether `content` (a file's bytes after the magic and version byte) ends before
     /// the lengths and counts it declares: then the file was cut short, not damaged.
-    private static func endsEarly(content: ArraySlice<UInt8>, flags: UInt8) -> Bool {
+    private static func endsEarly(content: ArraySlice<UInt8>, version: UInt8, flags: UInt8) -> Bool {
         let file: DeltaFile
         do throws(DecodingError) {
-            file = try decodeContent(content, flags: flags)
+            file = try decodeContent(content, version: version, flags: flags)
         } catch {
             return error.endsEarly
         }
-        // The last text operation of the last change runs to the end of the file; only
-        // its own encoding declares how long its content is. Decoded with a counter base
-        // far above any real one, so that only its lengths are checked, not its references.
-        guard let change = file.changes.last, case .text(_, _, let encoded)? = change.operations.last else { return false }
+        // The last text operations of the last unit (of its last change, or a run's joined
+        // ones) run to the end of the file; only their own encoding declares how long their
+        // content is. Decoded with a counter base far above any real one, so that only
+        // their lengths are checked, not their references.
+        let encoded: [UInt8], table: [ReplicaID]
+        switch file.changes.last {
+        case .change(let change)?:
+            guard case .text(_, _, let operations)? = change.operations.last else { return false }
+            (encoded, table) = (operations, change.table)
+        case .run(let run)?:
+            (encoded, table) = (run.encoded, run.table)
+        case nil:
+            return false
+        }
         do throws(TextError) {
-            _ = try TextOperationCoding.decode(encoded, sharing: change.table, counterBase: 1 << 48)
+            _ = try TextOperationCoding.decode(encoded, sharing: table, counterBase: 1 << 48)
             return false
         } catch {
             if case .malformed(let problem) = error { return problem.endsEarly }
@@ -137,19 +148,22 @@ struct DeltaFile: Hashable, Sendable {
     /// Whether `bytes` is a whole file but for its checksum or the last one to three
     /// bytes of it: the content before the bytes it has of the checksum decodes, and those
     /// bytes are the start of the content's checksum.
-    private static func endsInsideChecksum(_ bytes: [UInt8], flags: UInt8) -> Bool {
+    private static func endsInsideChecksum(_ bytes: [UInt8], version: UInt8, flags: UInt8) -> Bool {
         (0...3).contains { present in
             guard bytes.count - present > 3 else { return false }
             let checksum = CRC32C.checksum(bytes[..<(bytes.count - present)]).littleEndian
             guard withUnsafeBytes(of: checksum, { Array($0.prefix(present)) }) == Array(bytes.suffix(present)) else {
                 return false
             }
-            return (try? decodeContent(bytes[3..<(bytes.count - present)], flags: flags)) != nil
+            return (try? decodeContent(bytes[3..<(bytes.count - present)], version: version, flags: flags)) != nil
         }
     }
 
-    /// Decodes the content between the version byte and the checksum.
-    private static func decodeContent(_ content: ArraySlice<UInt8>, flags: UInt8) throws(DecodingError) -> DeltaFile {
+    /// Decodes the content between the version byte and the checksum of a file of format
+    /// `version` (runs need version 2).
+    private static func decodeContent(
+        _ content: ArraySlice<UInt8>, version: UInt8, flags: UInt8
+    ) throws(DecodingError) -> DeltaFile {
         var reader = ByteReader(Array(content))
         do {
             var storeID: StoreID?

@@ -464,3 +464,52 @@ enum DeltaUnit: Hashable, Sendable {
         return .change(try DeltaChange.decode(from: &reader, sender: sender, nextSenderCounter: &nextSenderCounter, last: last))
     }
 }
+
+/// Expands one replica's units (single changes and runs), given in counter order, into
+/// its changes one by one, without a store: names resolved through a table it keeps up
+/// as the changes use them, and text operations decoded from per-text bases it advances
+/// by each change's operations.
+///
+/// From counter 0 with an empty table and `freshBase` 0 the bases and names are the true
+/// ones (the changes are those the replica made). From elsewhere, a text first met starts
+/// at `freshBase`; counters are then shifted by one amount per text, the same for every
+/// file holding the same changes from the same point (see ``restartBases()``), so two
+/// files' changes can be compared, though not applied.
+struct DeltaUnitExpander {
+    /// The replica's names as known so far.
+    var names: ReplicaNames
+    /// The replica's next counter in each text met so far.
+    private var bases: [TextID: UInt64] = [:]
+    /// Where a text not met yet starts.
+    let freshBase: UInt64
+
+    init(names: ReplicaNames = ReplicaNames(), freshBase: UInt64 = 0) {
+        self.names = names
+        self.freshBase = freshBase
+    }
+
+    /// Forgets the text bases: the next change starts each text at `freshBase` again.
+    mutating func restartBases() { bases = [:] }
+
+    /// The changes of `unit`, the next one of the replica.
+    ///
+    /// - Throws: ``StoreError/invalidChange(_:)`` for a name the table does not have or
+    ///   text operations that do not decode.
+    mutating func changes(of unit: DeltaUnit) throws(StoreError) -> [Change] {
+        let bases = self.bases, freshBase = self.freshBase
+        let changes: [Change]
+        switch unit {
+        case .change(let change):
+            changes = [try change.resolved(with: names) { text throws(StoreError) in bases[text] ?? freshBase }]
+        case .run(let run):
+            changes = try run.resolved(with: names) { text throws(StoreError) in bases[text] ?? freshBase }.changes
+        }
+        for change in changes {
+            for case .text(let text, let operations) in change.operations {
+                if let last = operations.last { self.bases[text] = last.id.counter + UInt64(last.length) }
+            }
+        }
+        if let first = changes.first { _ = names.learn(from: first) }  // a run's changes share its first one's names
+        return changes
+    }
+}
