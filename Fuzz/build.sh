@@ -40,7 +40,8 @@ declare -A imports=(
     [delta-import]="LMDB QuireCore"
 )
 
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -package-name Quire -I Sources/CLMDB "${defines[@]}")
+# -enable-bare-slash-regex: the package builds in Swift 6 mode, which has /regex/ literals on.
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -enable-bare-slash-regex -package-name Quire -I Sources/CLMDB "${defines[@]}")
 
 # Builds module $1 from Sources/$1 into $out/modules/$1.{swiftmodule,o}, unless it is
 # there already, newer than every source and built with the same flags.
