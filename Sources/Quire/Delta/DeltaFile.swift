@@ -5,7 +5,7 @@ import QuireCore
 ///
 /// ```
 /// magic      "QD" (0x51 0x44)
-/// version    high 4 bits: format version (1); low 4 bits: flags
+/// version    high 4 bits: format version (2; version 1 files are read too); low 4 bits: flags
 ///            1 payload deflated · 2 store ID present · 4 sections present · 8 one change
 /// store ID   16 bytes, when flagged
 /// sender     replica ID, 8 bytes LE
@@ -14,8 +14,8 @@ import QuireCore
 /// payload    as it is, or (deflated) varint raw length · raw DEFLATE stream
 ///              [sections: count · count × (kind · length · bytes)] — readers skip
 ///              kinds they do not know (version 1 defines none)
-///              [change count, unless one] · changes (see DeltaChange; the last one
-///              runs to the end)
+///              [unit count, unless one] · units: changes (see DeltaChange) and, from
+///              version 2, runs of changes (see DeltaRun); the last unit runs to the end
 /// checksum   CRC-32C of everything before it, 4 bytes LE
 /// ```
 ///
@@ -26,7 +26,10 @@ import QuireCore
 /// end (a file still being synced), and as damaged otherwise.
 struct DeltaFile: Hashable, Sendable {
     static let magic: [UInt8] = [0x51, 0x44]
-    static let formatVersion: UInt8 = 1
+    /// The version written: 2 added runs of changes (``DeltaRun``).
+    static let formatVersion: UInt8 = 2
+    /// The versions read: a version 1 file is a version 2 file without runs.
+    static let readableVersions: ClosedRange<UInt8> = 1...2
     /// The largest payload accepted, inflated.
     static let maximumPayload = 1 << 30
     /// Payloads at least this long are deflated when that makes them smaller.
@@ -42,7 +45,8 @@ struct DeltaFile: Hashable, Sendable {
     var storeID: StoreID?
     var sender: ReplicaID
     var senderFirst: UInt64
-    var changes: [DeltaChange]
+    /// Single changes and runs of changes.
+    var changes: [DeltaUnit]
 
     /// The file's bytes.
     func encoded() -> [UInt8] {
@@ -85,7 +89,7 @@ struct DeltaFile: Hashable, Sendable {
         }
         guard bytes.count >= 3 else { throw .truncated }
         let version = bytes[2] >> 4
-        guard version == formatVersion else { throw .unsupportedVersion(Int(version)) }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(Int(version)) }
         let flags = bytes[2] & 0x0F
         guard flags & ~(Flag.deflated | Flag.storeID | Flag.sections | Flag.single) == 0 else {
             throw .malformed("unknown header flags \(flags)")
@@ -98,11 +102,12 @@ struct DeltaFile: Hashable, Sendable {
             // A file cut short (still being copied by a sync engine) also fails the
             // checksum; its declared lengths and counts run past the end, so decoding
             // all of it, as if nothing were the checksum, runs out of bytes.
-            if endsEarly(content: bytes[3...], flags: flags) || endsInsideChecksum(bytes, flags: flags) { throw .truncated }
+            if endsEarly(content: bytes[3...], version: version, flags: flags)
+                || endsInsideChecksum(bytes, version: version, flags: flags) { throw .truncated }
             throw .checksumMismatch(stored: stored, computed: computed)
         }
         do throws(DecodingError) {
-            return try decodeContent(bytes[3..<(bytes.count - 4)], flags: flags)
+            return try decodeContent(bytes[3..<(bytes.count - 4)], version: version, flags: flags)
         } catch {
             throw .malformed(error.description)
         }
@@ -110,19 +115,29 @@ struct DeltaFile: Hashable, Sendable {
 
     /// Whether `content` (a file's bytes after the magic and version byte) ends before
     /// the lengths and counts it declares: then the file was cut short, not damaged.
-    private static func endsEarly(content: ArraySlice<UInt8>, flags: UInt8) -> Bool {
+    private static func endsEarly(content: ArraySlice<UInt8>, version: UInt8, flags: UInt8) -> Bool {
         let file: DeltaFile
         do throws(DecodingError) {
-            file = try decodeContent(content, flags: flags)
+            file = try decodeContent(content, version: version, flags: flags)
         } catch {
             return error.endsEarly
         }
-        // The last text operation of the last change runs to the end of the file; only
-        // its own encoding declares how long its content is. Decoded with a counter base
-        // far above any real one, so that only its lengths are checked, not its references.
-        guard let change = file.changes.last, case .text(_, _, let encoded)? = change.operations.last else { return false }
+        // The last text operations of the last unit (of its last change, or a run's joined
+        // ones) run to the end of the file; only their own encoding declares how long their
+        // content is. Decoded with a counter base far above any real one, so that only
+        // their lengths are checked, not their references.
+        let encoded: [UInt8], table: [ReplicaID]
+        switch file.changes.last {
+        case .change(let change)?:
+            guard case .text(_, _, let operations)? = change.operations.last else { return false }
+            (encoded, table) = (operations, change.table)
+        case .run(let run)?:
+            (encoded, table) = (run.encoded, run.table)
+        case nil:
+            return false
+        }
         do throws(TextError) {
-            _ = try TextOperationCoding.decode(encoded, sharing: change.table, counterBase: 1 << 48)
+            _ = try TextOperationCoding.decode(encoded, sharing: table, counterBase: 1 << 48)
             return false
         } catch {
             if case .malformed(let problem) = error { return problem.endsEarly }
@@ -133,19 +148,22 @@ struct DeltaFile: Hashable, Sendable {
     /// Whether `bytes` is a whole file but for its checksum or the last one to three
     /// bytes of it: the content before the bytes it has of the checksum decodes, and those
     /// bytes are the start of the content's checksum.
-    private static func endsInsideChecksum(_ bytes: [UInt8], flags: UInt8) -> Bool {
+    private static func endsInsideChecksum(_ bytes: [UInt8], version: UInt8, flags: UInt8) -> Bool {
         (0...3).contains { present in
             guard bytes.count - present > 3 else { return false }
             let checksum = CRC32C.checksum(bytes[..<(bytes.count - present)]).littleEndian
             guard withUnsafeBytes(of: checksum, { Array($0.prefix(present)) }) == Array(bytes.suffix(present)) else {
                 return false
             }
-            return (try? decodeContent(bytes[3..<(bytes.count - present)], flags: flags)) != nil
+            return (try? decodeContent(bytes[3..<(bytes.count - present)], version: version, flags: flags)) != nil
         }
     }
 
-    /// Decodes the content between the version byte and the checksum.
-    private static func decodeContent(_ content: ArraySlice<UInt8>, flags: UInt8) throws(DecodingError) -> DeltaFile {
+    /// Decodes the content between the version byte and the checksum of a file of format
+    /// `version` (runs need version 2).
+    private static func decodeContent(
+        _ content: ArraySlice<UInt8>, version: UInt8, flags: UInt8
+    ) throws(DecodingError) -> DeltaFile {
         var reader = ByteReader(Array(content))
         do {
             var storeID: StoreID?
@@ -172,11 +190,14 @@ struct DeltaFile: Hashable, Sendable {
             }
             let count = flags & Flag.single != 0
                 ? 1 : try payload.readCount("change count", limit: Change.maximumCount, minimumElementSize: 3)
-            var changes: [DeltaChange] = []
+            var changes: [DeltaUnit] = []
             changes.reserveCapacity(count)
             for position in 0..<count {
-                changes.append(try DeltaChange.decode(
-                    from: &payload, sender: sender, nextSenderCounter: &next, last: position == count - 1))
+                let unit = try DeltaUnit.decode(from: &payload, sender: sender, nextSenderCounter: &next, last: position == count - 1)
+                if case .run = unit, version < 2 {
+                    throw DecodingError.malformed("a run of changes in a version \(version) file", at: payload.offset)
+                }
+                changes.append(unit)
             }
             guard payload.isAtEnd else { throw DecodingError.malformed("\(payload.remaining) bytes after the changes", at: payload.offset) }
             let first = changes.first { $0.id.replica == sender }?.id.counter ?? next

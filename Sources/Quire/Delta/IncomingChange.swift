@@ -1,15 +1,18 @@
 import QuireCore
 
 /// A change from another replica on its way in: decoded already (from
-/// ``Store/apply(_:)``), or as a delta file carries it, its names still references.
+/// ``Store/apply(_:)``), or as a delta file carries it, its names still references: a
+/// single change or a run of them.
 enum IncomingChange: Hashable, Sendable {
     case decoded(Change)
     case delta(DeltaChange)
+    case run(DeltaRun)
 
     var id: ChangeID {
         switch self {
         case .decoded(let change): change.id
         case .delta(let change): change.id
+        case .run(let run): run.id
         }
     }
 
@@ -17,15 +20,18 @@ enum IncomingChange: Hashable, Sendable {
         switch self {
         case .decoded(let change): change.count
         case .delta(let change): change.count
+        case .run(let run): run.count
         }
     }
 
     var endCounter: UInt64 { id.counter + count }
 
+    /// The Lamport time of its last change.
     var lamport: UInt64 {
         switch self {
         case .decoded(let change): change.lamport
         case .delta(let change): change.lamport
+        case .run(let run): run.lastLamport
         }
     }
 
@@ -33,15 +39,22 @@ enum IncomingChange: Hashable, Sendable {
         switch self {
         case .decoded(let change): change.dependencies
         case .delta(let change): change.dependencies
+        case .run(let run): run.dependencies
         }
     }
 
-    /// The change with its names resolved through its replica's table as of it, and its
-    /// text operations decoded from its replica's next counter in each text.
-    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> Change {
+    /// The changes with their names resolved through the replica's table as of the
+    /// first, and their text operations decoded from the replica's next counter in each
+    /// text; for a run also its text and operations joined, to integrate in one step.
+    func resolved(
+        with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64
+    ) throws(StoreError) -> (changes: [Change], run: (text: TextID, operations: [TextOperation])?) {
         switch self {
-        case .decoded(let change): change
-        case .delta(let change): try change.resolved(with: names, textBase: textBase)
+        case .decoded(let change): return ([change], nil)
+        case .delta(let change): return ([try change.resolved(with: names, textBase: textBase)], nil)
+        case .run(let run):
+            let resolved = try run.resolved(with: names, textBase: textBase)
+            return (resolved.changes, (resolved.text, resolved.operations))
         }
     }
 
@@ -50,6 +63,7 @@ enum IncomingChange: Hashable, Sendable {
     private enum Form {
         static let decoded: UInt8 = 0
         static let delta: UInt8 = 1
+        static let run: UInt8 = 2
     }
 
     /// How the `pending` database keeps it: a form byte, then the change. A decoded change
@@ -64,6 +78,10 @@ enum IncomingChange: Hashable, Sendable {
         case .delta(let change):
             writer.write(byte: Form.delta)
             change.encode(into: &writer, sender: nil, last: true)
+        case .run(let run):
+            writer.write(byte: Form.run)
+            writer.write(varint: run.skippedLength)
+            run.encode(into: &writer, sender: nil, last: true)
         }
         return writer.bytes
     }
@@ -80,6 +98,17 @@ enum IncomingChange: Hashable, Sendable {
                 let change = try DeltaChange.decode(from: &reader, sender: nil, nextSenderCounter: &unused, last: true)
                 guard reader.isAtEnd else { throw DecodingError.malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
                 return .delta(change)
+            } catch {
+                throw .invalidChange("\(error)")
+            }
+        case Form.run:
+            var reader = ByteReader(Array(bytes.dropFirst()))
+            var unused: UInt64 = 0
+            do {
+                let skipped = try reader.readVarint("skipped length")
+                var run = try DeltaRun.decode(from: &reader, sender: nil, nextSenderCounter: &unused, last: true)
+                run.skippedLength = skipped
+                return .run(run)
             } catch {
                 throw .invalidChange("\(error)")
             }

@@ -124,7 +124,7 @@ extension Store {
             if file.storeID == nil, file.sender != state.replica, !state.hasMet(file.sender) {
                 throw DeltaFileError.unknownSender(file.sender)
             }
-            var report = try state.integrate(file.changes.map(IncomingChange.delta))
+            var report = try state.integrate(file.changes.map(\.incoming))
             if let adopted { state.session?.mergedMeta?.storeID = adopted }
             report.nameClashes = state.nameClashes(near: report)
             return (report, report.applied)
@@ -152,7 +152,7 @@ extension StoreState {
         let others = changes.filter { $0.id.replica != replica }
         let first = own.first?.id.counter ?? meta.version[replica]
         let needsStoreID = !others.isEmpty || first == 0
-        let delta = (own + others).map { DeltaChange($0, names: names[$0.id.replica]) }
-        return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: delta)
+        let units = DeltaRun.units(of: own + others) { names[$0] }
+        return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: units)
     }
 }

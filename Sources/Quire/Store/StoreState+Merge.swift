@@ -4,6 +4,10 @@ import QuireCore
 extension StoreState {
     /// Integrates changes from other replicas into the open session, in causal order.
     ///
+    /// A run of changes (``DeltaRun``) is integrated as one step: its text operations,
+    /// joined, in one apply, its version in one record; every change of it is logged.
+    /// What the store has of a run already is compared with the log and trimmed off.
+    ///
     /// - Throws: ``StoreError/invalidChange(_:)``; the caller rolls the session back.
     func integrate(_ incoming: [IncomingChange]) throws(StoreError) -> MergeReport {
         var report = MergeReport()
@@ -26,47 +30,78 @@ extension StoreState {
             let resolved = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
                 try self.nextTextCounter(of: id.replica, in: text)
             }
-            noteNames(of: resolved)
-            try apply(resolved, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
+            noteNames(of: resolved.changes[0])  // a run's changes share its first one's name
+            if let run = resolved.run {
+                try applyText(run.text, run.operations, of: id, seenThen: madeOn(change.dependencies, change.id.replica, change.endCounter), texts: &incomingTexts, report: &report)
+            } else {
+                try apply(resolved.changes[0], knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
+            }
             if pending[id] != nil { session?.pendingRemoved.insert(id) }
             newlyPending.remove(id)
             version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
             lamport = max(lamport, change.lamport)
-            session?.integrated[id] = resolved
-            report.applied.append(id)
+            for change in resolved.changes {
+                session?.integrated[change.id] = change
+                report.applied.append(change.id)
+            }
+        }
+        /// `change` without what the store has of it already (compared with the log), or
+        /// `nil` when it has all of it.
+        func admitted(_ change: IncomingChange) throws(StoreError) -> IncomingChange? {
+            let known = version[change.id.replica]
+            guard change.id.counter < known else { return change }
+            let end = min(known, change.endCounter)
+            if case .run(let run) = change {
+                try checkSameAsKnown(run, upTo: end)
+                report.alreadyKnown += (run.id.counter..<end).map { ChangeID(replica: run.id.replica, counter: $0) }
+                return end < run.endCounter ? .run(run.trimmed(toStartAt: end)) : nil
+            }
+            guard change.endCounter <= known else {
+                throw .invalidChange("change \(change.id) overlaps changes \(change.id.replica) already has up to counter \(known) (a cloned replica?)")
+            }
+            if let integrated = session?.integrated[change.id] {
+                try checkSame(change, as: integrated)  // twice in one batch
+            } else {
+                try checkSameAsLogged(change)
+            }
+            report.alreadyKnown.append(change.id)
+            return nil
+        }
+        func dequeue(_ id: ChangeID) {
+            queue[id] = nil
+            if pending[id] != nil { session?.pendingRemoved.insert(id) }
+            newlyPending.remove(id)
+        }
+        func enqueue(_ change: IncomingChange) {
+            queue[change.id] = change
+            newlyPending.insert(change.id)
         }
 
         // Changes in causal order (the usual case: a file from one replica) are applied as
         // they come; the others wait in the queue, with the pending ones.
-        for change in incoming {
-            let known = version[change.id.replica]
-            if change.endCounter <= known {
-                if let integrated = session?.integrated[change.id] {
-                    try checkSame(change, as: integrated)  // twice in one batch
-                } else {
-                    try checkSameAsLogged(change)
-                }
-                report.alreadyKnown.append(change.id)
-                continue
-            }
+        for original in incoming {
+            guard let change = try admitted(original) else { continue }
             if change.id.replica == replica {
                 throw .invalidChange("change \(change.id) claims to come from this replica, which never made it; a copy of this store is writing under its replica ID")
             }
-            guard change.id.counter >= known else {
-                throw .invalidChange("change \(change.id) overlaps changes \(change.id.replica) already has up to counter \(known) (a cloned replica?)")
-            }
             guard change.count > 0 else { throw .invalidChange("change \(change.id) has no operations") }
             if let queued = queue[change.id] {
-                guard queued == change || !queued.isSameForm(as: change) else {
-                    throw .invalidChange("two different changes carry the ID \(change.id) (a cloned replica?)")
+                switch (queued, change) {
+                case (.run, .run), (.run, .delta), (.delta, .run):
+                    // Two cuts of one history: keep the longer; the other's part is compared
+                    // with it once one of them is integrated.
+                    if change.endCounter > queued.endCounter { enqueue(change) }
+                default:
+                    guard queued == change || !queued.isSameForm(as: change) else {
+                        throw .invalidChange("two different changes carry the ID \(change.id) (a cloned replica?)")
+                    }
                 }
                 continue
             }
             if isReady(change) {
                 try integrateNow(change)
             } else {
-                queue[change.id] = change
-                newlyPending.insert(change.id)
+                enqueue(change)
             }
         }
 
@@ -74,9 +109,21 @@ extension StoreState {
         while progress {
             progress = false
             for id in queue.keys.sorted() {
-                let change = queue[id]!
-                guard isReady(change) else { continue }
-                queue[id] = nil
+                guard var change = queue[id] else { continue }
+                if change.id.counter < version[change.id.replica] {
+                    // Overtaken by a run or another cut of the same history.
+                    dequeue(id)
+                    progress = true
+                    guard let rest = try admitted(change) else { continue }
+                    change = rest
+                    guard isReady(change) else {
+                        enqueue(change)
+                        continue
+                    }
+                } else {
+                    guard isReady(change) else { continue }
+                    dequeue(id)
+                }
                 try integrateNow(change)
                 progress = true
             }
@@ -123,12 +170,78 @@ extension StoreState {
         try checkSame(incoming, as: logged)
     }
 
+    /// Refuses a run whose changes before `end` differ from those this store has under
+    /// their IDs (integrated in this session or logged).
+    private func checkSameAsKnown(_ run: DeltaRun, upTo end: UInt64) throws(StoreError) {
+        let replica = run.id.replica
+        guard let known = try knownChanges(of: replica, from: run.id.counter, to: end) else { return }  // compacted away
+        let clone = StoreError.invalidChange(
+            "two different changes carry the ID \(run.id): this store has another history under it, so two histories share one replica ID (a cloned replica?)")
+        guard case .text(let text, let operations)? = known.first?.operations.first, known.first?.operations.count == 1,
+            let first = operations.first, first.id.counter >= run.skippedLength,
+            (try? run.textID(names: names[replica] ?? ReplicaNames())) == text
+        else { throw clone }
+        let resolved: [Change]
+        do {
+            resolved = try run.resolved(text: text, base: first.id.counter - run.skippedLength).changes
+        } catch {
+            throw clone
+        }
+        guard known.count <= resolved.count, zip(known, resolved).allSatisfy({ $0 == $1 }) else { throw clone }
+    }
+
+    /// The changes of `replica` covering `from ..< to` exactly, from this session or the
+    /// log; `nil` when compaction pruned them.
+    private func knownChanges(of replica: ReplicaID, from: UInt64, to: UInt64) throws(StoreError) -> [Change]? {
+        func walk(_ lookup: (UInt64) -> Change?) -> [Change]? {
+            var result: [Change] = []
+            var counter = from
+            while counter < to {
+                guard let change = lookup(counter) else { return nil }
+                result.append(change)
+                counter = change.endCounter
+            }
+            return counter == to ? result : nil
+        }
+        if let integrated = walk({ session?.integrated[ChangeID(replica: replica, counter: $0)] }) { return integrated }
+        var logged: [UInt64: Change] = [:]
+        do {
+            let layout = layout
+            var failure: StoreError?
+            try environment.read { tx in
+                let range = KeyRange(from: StoreLayout.changeKey(ChangeID(replica: replica, counter: from)),
+                                     to: StoreLayout.changeKey(ChangeID(replica: replica, counter: to)))
+                try tx.scan(layout.changes, range: range) { key, value in
+                    do throws(StoreError) {
+                        let change = try decodeLogEntry(key: key, value: value)
+                        logged[change.id.counter] = change
+                    } catch {
+                        failure = error
+                        return .stop
+                    }
+                    return .continue
+                }
+            }
+            if let failure { throw failure }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt(database: layout.changes.name, problem: "\(error)")
+        }
+        if let found = walk({ session?.integrated[ChangeID(replica: replica, counter: $0)] ?? logged[$0] }) { return found }
+        if try isPruned(ChangeID(replica: replica, counter: from), count: to - from) { return nil }
+        throw .invalidChange("run \(replica)@\(from) overlaps changes this store has from \(replica) at other boundaries (a cloned replica?)")
+    }
+
     /// Refuses `incoming` unless it is `known`, the change this store has under its ID.
     private func checkSame(_ incoming: IncomingChange, as known: Change) throws(StoreError) {
         let same: Bool
         switch incoming {
         case .decoded(let decoded): same = known == decoded
         case .delta(let delta): same = DeltaChange(known, names: names[known.id.replica]) == delta
+        case .run(let run):
+            try checkSameAsKnown(run, upTo: run.endCounter)
+            return
         }
         guard same else {
             throw .invalidChange("two different changes carry the ID \(known.id): this store has another one under it, so two histories share one replica ID (a cloned replica?)")
@@ -162,28 +275,7 @@ extension StoreState {
                     OverwrittenValue(record: id, field: $0.field, value: String(decoding: $0.value, as: UTF8.self), timestamp: $0.timestamp)
                 }
             case .text(let id, let operations):
-                let stored: StoredText
-                do {
-                    stored = try text(id)
-                } catch let error as StoreError {
-                    throw error
-                } catch {
-                    throw .corrupt(database: layout.texts.name, problem: "\(error)")
-                }
-                willChange(id, stored, remotely: true)
-                do {
-                    try stored.text.apply(operations)
-                } catch {
-                    throw .invalidChange("change \(change.id), text \(id): \(error)")
-                }
-                if stored.text.pendingCount > 0 {
-                    throw .invalidChange("change \(change.id), text \(id): operations refer to text this store does not have")
-                }
-                report.changedTexts.insert(id)
-                var seenThen = change.dependencies
-                seenThen.formUnion(VersionVector([change.id.replica: change.endCounter]))
-                incomingTexts[id, default: IncomingTextEdits()].operations += operations
-                incomingTexts[id, default: IncomingTextEdits()].seen.formUnion(seenThen)
+                try applyText(id, operations, of: change.id, seenThen: madeOn(change.dependencies, change.id.replica, change.endCounter), texts: &incomingTexts, report: &report)
             }
         }
         // No valid replica places in the hierarchy a record it has not got, or under one:
@@ -196,6 +288,42 @@ extension StoreState {
                 throw .invalidChange("change \(change.id) moves \(RecordID(move.node)) under \(RecordID(move.parent)), but there is no such record")
             }
         }
+    }
+
+    /// Applies text operations of the change (or run) `change` to the text `id`.
+    /// What a change (or run) was made on: its dependencies, and its own replica's changes
+    /// up to its end.
+    private func madeOn(_ dependencies: VersionVector, _ replica: ReplicaID, _ end: UInt64) -> VersionVector {
+        var version = dependencies
+        version.formUnion(VersionVector([replica: end]))
+        return version
+    }
+
+    /// `seenThen`: what the operations were made on, noted for the overlapping-edits report.
+    private func applyText(
+        _ id: TextID, _ operations: [TextOperation], of change: ChangeID, seenThen: VersionVector,
+        texts incomingTexts: inout [TextID: IncomingTextEdits], report: inout MergeReport
+    ) throws(StoreError) {
+        let stored: StoredText
+        do {
+            stored = try text(id)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupt(database: layout.texts.name, problem: "\(error)")
+        }
+        willChange(id, stored, remotely: true)
+        do {
+            try stored.text.apply(operations)
+        } catch {
+            throw .invalidChange("change \(change), text \(id): \(error)")
+        }
+        if stored.text.pendingCount > 0 {
+            throw .invalidChange("change \(change), text \(id): operations refer to text this store does not have")
+        }
+        report.changedTexts.insert(id)
+        incomingTexts[id, default: IncomingTextEdits()].operations += operations
+        incomingTexts[id, default: IncomingTextEdits()].seen.formUnion(seenThen)
     }
 
     /// The passages of each text that the merged changes and this store's own changes
@@ -296,7 +424,7 @@ extension IncomingChange {
     /// Whether both are decoded or both delta changes (comparable as they are).
     func isSameForm(as other: IncomingChange) -> Bool {
         switch (self, other) {
-        case (.decoded, .decoded), (.delta, .delta): true
+        case (.decoded, .decoded), (.delta, .delta), (.run, .run): true
         default: false
         }
     }

@@ -328,23 +328,30 @@ struct SyncRun {
 
     /// This replica's changes `0..<end` as one delta file made of its files in the folder
     /// (for a store whose history `compact` pruned), or `nil` when they do not hold all
-    /// of them or one cannot be read.
-    private func baseDelta(joining deltas: [SyncFolderLayout.DeltaName], end: UInt64) -> [UInt8]? {
-        var changes: [DeltaChange] = []
+    /// of them or one cannot be read. The files' units are expanded into their changes
+    /// (from counter 0, so with their true names and text counters) and written again by
+    /// the exporter, which joins keystroke changes into runs across the files' bounds.
+    private func baseDelta(joining deltas: [SyncFolderLayout.DeltaName], end: UInt64) throws -> [UInt8]? {
+        var changes: [Change] = []
+        var expander = DeltaUnitExpander()
         var next: UInt64 = 0
         for delta in deltas.sorted() where delta.end <= end && delta.end > next {
             let relative = SyncFolderLayout.folderName(own) + "/" + delta.fileName
             guard let bytes = try? read(relative), let file = try? DeltaFile.decode(bytes),
                 mismatch(file, replica: own, name: delta) == nil
             else { return nil }
-            for change in file.changes.sorted(by: { $0.id.counter < $1.id.counter }) where change.id.replica == own && change.endCounter > next {
-                guard change.id.counter == next else { return nil }
-                changes.append(change)
-                next = change.endCounter
+            for unit in file.changes.sorted(by: { $0.id.counter < $1.id.counter }) where unit.id.replica == own && unit.endCounter > next {
+                var unit = unit
+                if unit.id.counter < next, case .run(let run) = unit {
+                    unit = .run(run.trimmed(toStartAt: next))  // the earlier file has its start
+                }
+                guard unit.id.counter == next, let expanded = try? expander.changes(of: unit) else { return nil }
+                changes += expanded
+                next = unit.endCounter
             }
         }
         guard next == end else { return nil }
-        return DeltaFile(storeID: store.storeID, sender: own, senderFirst: 0, changes: changes).encoded()
+        return try store.withCurrentState { state in state.deltaFile(of: changes).encoded() }
     }
 
     /// Deletes the conflict copies a file-sync engine made of this replica's files: of its
@@ -397,29 +404,61 @@ struct SyncRun {
         let candidates = (subfolder.deltas.map { (name: $0.fileName, range: $0) }
             + subfolder.deltaCopies.map { (name: $0.name, range: $0.original) }).sorted { $0.range < $1.range }
         guard candidates.count > 1 else { return }
-        var loaded: [String: (bytes: [UInt8], changes: [DeltaChange])?] = [:]
-        func load(_ name: String, _ range: SyncFolderLayout.DeltaName) -> (bytes: [UInt8], changes: [DeltaChange])? {
+        var loaded: [String: (bytes: [UInt8], units: [DeltaUnit])?] = [:]
+        func load(_ name: String, _ range: SyncFolderLayout.DeltaName) -> (bytes: [UInt8], units: [DeltaUnit])? {
             if let cached = loaded[name] { return cached }
             let relative = SyncFolderLayout.folderName(replica) + "/" + name
-            var result: (bytes: [UInt8], changes: [DeltaChange])?
+            var result: (bytes: [UInt8], units: [DeltaUnit])?
             if let bytes = try? read(relative), let file = try? DeltaFile.decode(bytes), mismatch(file, replica: replica, name: range) == nil {
-                result = (bytes, file.changes.filter { $0.id.replica == replica })
+                result = (bytes, file.changes.filter { $0.id.replica == replica }.sorted { $0.id.counter < $1.id.counter })
             }
             loaded[name] = result
             return result
         }
+        let names = (try? store.withCurrentState { $0.names[replica] }) ?? nil
         for (index, first) in candidates.enumerated() {
             for second in candidates[(index + 1)...] {
                 guard second.range.first <= first.range.last else { break }
                 guard let a = load(first.name, first.range), let b = load(second.name, second.range), a.bytes != b.bytes else { continue }
                 let overlap = max(first.range.first, second.range.first)..<min(first.range.end, second.range.end)
-                func inOverlap(_ change: DeltaChange) -> Bool { change.id.counter < overlap.upperBound && change.endCounter > overlap.lowerBound }
-                guard Set(a.changes.filter(inOverlap)) != Set(b.changes.filter(inOverlap)) else { continue }
+                // Files cut runs at different counters (a base file joins what two files
+                // held): their changes, one by one, are compared, not their units.
+                guard let changesA = Self.changes(of: a.units, in: overlap, names: names),
+                    let changesB = Self.changes(of: b.units, in: overlap, names: names),
+                    changesA != changesB
+                else { continue }
                 let folderName = SyncFolderLayout.folderName(replica)
                 throw SyncError.divergentHistories(
                     replica: replica, files: [folderName + "/" + first.name, folderName + "/" + second.name], isThisReplica: replica == own)
             }
         }
+    }
+
+    /// The changes of one replica's `units` (in counter order) that touch `overlap`, one
+    /// by one, for comparing two files: names resolved through the store's table of the
+    /// replica (`names`) and the names the units spell, text counters shifted to start
+    /// every text at the same far counter from the overlap's start on; `nil` when they
+    /// cannot be expanded (a name the table lacks, operations that do not decode).
+    private static func changes(of units: [DeltaUnit], in overlap: Range<UInt64>, names: ReplicaNames?) -> [Change]? {
+        var expander = DeltaUnitExpander(names: names ?? ReplicaNames(), freshBase: 1 << 48)
+        var result: [Change] = []
+        var inOverlap = false
+        for unit in units where unit.id.counter < overlap.upperBound {
+            var unit = unit
+            if !inOverlap, unit.endCounter > overlap.lowerBound {
+                inOverlap = true
+                expander.restartBases()
+                if unit.id.counter < overlap.lowerBound, case .run(let run) = unit {
+                    // Names first: the run's spelled field counts from its first change.
+                    guard (try? expander.changes(of: .run(run))) != nil else { return nil }
+                    expander.restartBases()
+                    unit = .run(run.trimmed(toStartAt: overlap.lowerBound))
+                }
+            }
+            guard let changes = try? expander.changes(of: unit) else { return nil }
+            if inOverlap { result += changes.filter { $0.id.counter < overlap.upperBound } }
+        }
+        return result
     }
 
     // MARK: Checks

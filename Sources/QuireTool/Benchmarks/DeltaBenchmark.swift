@@ -89,10 +89,10 @@ struct DeltaBenchmark {
             end_chars: trace.endContent.unicodeScalars.count, correct: correct)
     }
 
-    /// The size of `file` deflated whole with zlib, or 0 when the format already deflated
-    /// its payload (flag 1 in the low bits of its third byte).
+    /// The size of `file` deflated: as it is when the format deflated its payload already
+    /// (flag 1 in the low bits of its third byte), otherwise deflated whole with zlib.
     static func deflatedSize(of file: [UInt8]) -> Int {
-        guard file.count >= 3, file[2] & 1 == 0 else { return 0 }
+        guard file.count >= 3, file[2] & 1 == 0 else { return file.count }
         return Gzip.deflate(file).count
     }
 
