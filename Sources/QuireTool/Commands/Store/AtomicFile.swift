@@ -36,7 +36,10 @@ enum AtomicFile {
     /// - Returns: Whether a file was replaced or the bytes were streamed to a device or FIFO.
     /// - Throws: ``Failure`` naming the path and the reason; a replaced target is then
     ///   untouched.
-    @discardableResult
+    ///
+    /// Never inlined: inlined into a command's async `run`, Swift 6.3.1's release build
+    /// crashed (signal 11 in LLVM's coroutine splitting, around the swifterror value).
+    @discardableResult @inline(never)
     static func write(_ bytes: [UInt8], to path: String) throws -> Delivery {
         var status = stat()
         // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N` name an open file of the process:

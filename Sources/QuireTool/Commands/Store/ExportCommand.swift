@@ -39,6 +39,12 @@ struct ExportCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
+        try export(in: context)
+    }
+
+    /// The command's work, synchronous: in the async `run` itself, Swift 6.3.1's release
+    /// build crashed (signal 11 in LLVM's coroutine splitting, swifterror handling).
+    private func export(in context: ToolContext) throws {
         let peer = try versionPath.map(VersionFile.read)
         let opened = try StoreLocation.openExisting(StoreLocation.resolve(store, in: context), writes: false, in: context)
         let exported = try StoreLocation.withStore(opened) { store -> (bytes: [UInt8], changes: [Change])? in

@@ -59,6 +59,12 @@ struct StatusCommand: Command {
     }
 
     func run(in context: ToolContext) async throws {
+        try report(in: context)
+    }
+
+    /// The command's work, synchronous: in the async `run` itself, Swift 6.3.1's release
+    /// build crashed (signal 11 in LLVM's coroutine splitting, swifterror handling).
+    private func report(in context: ToolContext) throws {
         let directory = StoreLocation.resolve(store, in: context)
         var (report, versionFile) = try StoreLocation.withStore(try StoreLocation.openExisting(directory, writes: false, in: context)) { store in
             let statistics = try store.statistics()

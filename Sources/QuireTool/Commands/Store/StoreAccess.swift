@@ -38,6 +38,9 @@ enum StoreAccess {
     ///   - writes: Whether the command changes the store.
     ///   - environment: The tool's environment variables, for ``environmentVariable``.
     /// - Throws: ``ReadOnlyStore`` when `writes` and the store cannot be written.
+    // Never inlined: its typed throw, inlined into a command's async `run`, crashed Swift
+    // 6.3.1's release build (signal 11 in LLVM's coroutine splitting, swifterror).
+    @inline(never)
     static func decide(directory: String, writes: Bool, environment: [String: String]) throws(ReadOnlyStore) -> Decision {
         if let reason = readOnlyMedium(directory, environment: environment) {
             if writes { throw ReadOnlyStore(directory: directory, reason: reason) }

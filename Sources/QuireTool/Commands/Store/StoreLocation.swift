@@ -49,6 +49,8 @@ enum StoreLocation {
 
     /// Opens the store in `directory` (created when it holds none and the command
     /// `writes`) with the access ``StoreAccess`` decides, noting a forced read-only open.
+    /// Never inlined, like ``StoreAccess/decide(directory:writes:environment:)``.
+    @inline(never)
     static func open(
         _ directory: String, writes: Bool, options: Store.Options = Store.Options(), in context: ToolContext
     ) throws -> Store {
