@@ -1,7 +1,7 @@
 // libFuzzer target: several ReplicatedTree replicas against a naive model.
 //
-// The input drives 2–4 replicas making creates, moves, reorders, renames, deletes and
-// restores, and deliveries of each other's operations: any subset, in any order, with
+// The input drives 2–4 replicas making creates, moves, reorders, renames, deletes,
+// restores, bursts of inserts at one spot and drags to the top, and deliveries of each other's operations: any subset, in any order, with
 // duplicates (the tree does not need causal delivery). After every delivery the receiver
 // must equal the naive model — every operation it knows, sorted by timestamp and applied
 // from scratch to a plain parent map, a move that would make a cycle skipped (Kleppmann
@@ -119,8 +119,9 @@ private struct TreeModelRun {
         let nodes = tree.nodeIDs.sorted()
         let live = nodes.filter { !tree.isDeleted($0) }
         var operation: TreeOperation?
+        var burst: [TreeOperation] = []
         do {
-            switch input.int(7) {
+            switch input.int(9) {
             case 0, 1:
                 let parent = input.pick(live + [.root])!
                 operation = try tree.create(under: parent, at: input.int(tree.childCount(of: parent) + 1), metadata: metadata())
@@ -146,21 +147,35 @@ private struct TreeModelRun {
             case 5:
                 guard let node = input.pick(nodes) else { break }
                 operation = try tree.rename(node, metadata: metadata())
-            default:
+            case 6:
                 guard let parent = input.pick(live + [.root]), tree.childCount(of: parent) > 1 else { break }
                 let node = input.pick(tree.children(of: parent))!
                 operation = try tree.move(node, to: parent, at: input.int(tree.childCount(of: parent)))
+            case 7:
+                // A burst at one spot: up to 100 creates at index 1 (or 0) of one folder.
+                let parent = input.pick(live + [.root])!
+                let index = min(1, tree.childCount(of: parent))
+                for _ in 0..<1 + input.int(100) { burst.append(try tree.create(under: parent, at: index, metadata: [7])) }
+            default:
+                // Drags to the top: the last child to index 1, up to 100 times.
+                guard let parent = input.pick(live + [.root]), tree.childCount(of: parent) > 2 else { break }
+                for _ in 0..<1 + input.int(100) {
+                    burst.append(try tree.move(tree.children(of: parent).last!, to: parent, at: 1))
+                }
             }
         } catch .positionKeyTooLong {
-            // Legitimate after many inserts at one place; nothing changed.
+            // Only next to a peer's overlong key; nothing changed.
         } catch {
             fuzzFailure("replica \(r): a valid local operation was refused: \(error)")
         }
         replicas[r] = tree
-        if let operation {
+        for operation in burst + (operation.map { [$0] } ?? []) {
             known[r][operation.timestamp] = operation
             all[operation.timestamp] = operation
-            check(r, "a local operation")
+        }
+        if operation != nil || !burst.isEmpty { check(r, burst.isEmpty ? "a local operation" : "a burst of \(burst.count) at one spot") }
+        for operation in burst where operation.position.bytes.count > 64 {
+            fuzzFailure("replica \(r): a burst at one spot made a \(operation.position.bytes.count)-byte key")
         }
     }
 

@@ -87,6 +87,30 @@ struct TreeSimulation {
         }
     }
 
+    /// A long run at one spot on replica `r`: up to 300 creates at index 1 of one folder,
+    /// or drags of its last child to index 1 (a flash-card user moving a card to the top
+    /// again and again).
+    mutating func burstStep(_ r: Int) throws {
+        var tree = replicas[r]
+        let live = tree.nodeIDs.filter { !tree.isDeleted($0) }
+        let parent = pick(live + [.root]) ?? .root
+        let count = 1 + Int(random.next() % 300)
+        var operations: [TreeOperation] = []
+        if random.next() % 2 == 0 || tree.childCount(of: parent) < 3 {
+            let index = min(1, tree.childCount(of: parent))
+            for _ in 0..<count { operations.append(try tree.create(under: parent, at: index, metadata: bytes("b"))) }
+        } else {
+            for _ in 0..<count { operations.append(try tree.move(tree.children(of: parent).last!, to: parent, at: 1)) }
+        }
+        replicas[r] = tree
+        for operation in operations {
+            dependencies[operation.timestamp] = known[r]
+            made[r].append(operation)
+            known[r].insert(operation.timestamp)
+            all[operation.timestamp] = operation
+        }
+    }
+
     /// Delivers a random batch to replica `r`: some operations of the others it lacks,
     /// shuffled, plus a few it already has.
     mutating func deliveryStep(_ r: Int) -> TreeMergeReport {
@@ -157,6 +181,29 @@ struct TreePropertyTests {
             }
             #expect(convergenceViolations(simulation.replicas).isEmpty, "seed \(seed)")
             #expect(simulation.replicas.allSatisfy { $0.nodeCount == simulation.replicas[0].nodeCount })
+        }
+    }
+
+    @Test("long runs of inserts at one spot and drags to the top on 2–4 replicas agree with the naive model and converge",
+          arguments: [2, 3, 4])
+    func oneSpotRuns(replicaCount: Int) throws {
+        for seed in UInt64(1)...6 {
+            var simulation = try TreeSimulation(replicaCount: replicaCount, seed: seed &* 7_777 &+ UInt64(replicaCount), causal: true)
+            for step in 0..<40 {
+                let r = Int(simulation.random.next() % UInt64(simulation.replicas.count))
+                switch simulation.random.next() % 4 {
+                case 0: _ = simulation.deliveryStep(r)
+                case 1: simulation.localStep(r)
+                default: try simulation.burstStep(r)
+                }
+                let problems = simulation.problems(r)
+                #expect(problems.isEmpty, "seed \(seed) step \(step) replica \(r): \(problems.prefix(5))")
+                if !problems.isEmpty { return }
+            }
+            simulation.exchangeAll()
+            #expect(convergenceViolations(simulation.replicas).isEmpty, "seed \(seed)")
+            let longest = simulation.all.values.map(\.position.bytes.count).max() ?? 0
+            #expect(longest <= 64, "seed \(seed): a \(longest)-byte key")
         }
     }
 

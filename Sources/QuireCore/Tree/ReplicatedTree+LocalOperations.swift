@@ -100,21 +100,42 @@ extension ReplicatedTree {
             if let selfPlace, place >= selfPlace { return siblings[place + 1] }
             return siblings[place]
         }
-        let lower = target > 0 ? nodes[Int(sibling(target - 1))].position : nil
-        var upper: PositionKey? = nil
+        let lowerState = target > 0 ? nodes[Int(sibling(target - 1))] : nil
+        let lower = lowerState?.position
+        var upperState: TreeNodeState? = nil
         var place = target
         while place < count {
-            let key = nodes[Int(sibling(place))].position
-            if lower.map({ PositionKey.compare($0.bytes, key.bytes) < 0 }) ?? true { upper = key; break }
+            let state = nodes[Int(sibling(place))]
+            if lower.map({ PositionKey.compare($0.bytes, state.position.bytes) < 0 }) ?? true { upperState = state; break }
             place += 1
         }
-        let position = PositionKey.between(lower, and: upper, using: &random)
+        let position = PositionKey.between(
+            lower, and: upperState?.position, continuing: runsToContinue(lower: lowerState, upper: upperState),
+            using: &random)
         guard position.bytes.count <= PositionKey.maximumLength else {
             throw .positionKeyTooLong(position.bytes.count)
         }
         if creating { nodeIndex = intern(node) }
         let newMetadata = metadata ?? nodes[Int(nodeIndex)].metadata
-        return try appendLocal(node: nodeIndex, parent: parentIndex, position: position, metadata: newMetadata)
+        let operation = try appendLocal(node: nodeIndex, parent: parentIndex, position: position, metadata: newMetadata)
+        lastPlacement = operation.timestamp
+        return operation
+    }
+
+    /// Which neighbours' runs a new key may continue. At an open end (nothing after, or
+    /// nothing before) any key this replica made; in between only the key it made last,
+    /// so that typing forwards, inserting at one spot or dragging to one place continue
+    /// a run, while a drop between two unrelated items splits their gap instead of
+    /// spending it.
+    private func runsToContinue(lower: TreeNodeState?, upper: TreeNodeState?) -> PositionKey.Neighbours {
+        var result: PositionKey.Neighbours = []
+        if let lower, lower.lastMove == lastPlacement || (upper == nil && lower.lastMove.replica == replica) {
+            result.insert(.lower)
+        }
+        if let upper, upper.lastMove == lastPlacement || (lower == nil && upper.lastMove.replica == replica) {
+            result.insert(.upper)
+        }
+        return result
     }
 
     /// Appends a local operation, which is newer than everything seen, so it is done

@@ -49,6 +49,9 @@ public struct ReplicatedTree: Sendable {
     /// The operation log, in timestamp order.
     var log: [TreeLogEntry]
     var random: SplitMix64
+    /// The timestamp of the last local move that made a position key: the sibling whose
+    /// last move it is ends the run the next key may continue (memory only).
+    var lastPlacement: Timestamp?
     var attachedCount = 0
 
     // Change tracking: nodes touched since the last `settleChildren()`, with their

@@ -21,7 +21,7 @@ public enum TreeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .cycle(let node, let parent): "moving \(node) under \(parent) would put it inside its own subtree"
         case .indexOutOfRange(let index, let count): "sibling index \(index) is outside 0...\(count)"
         case .reservedReplica: "replica ID 0 is reserved for the tree's fixed nodes; use ReplicaID.random()"
-        case .positionKeyTooLong(let length): "the position key would be \(length) bytes, over the limit of \(PositionKey.maximumLength); move a neighbour to make room"
+        case .positionKeyTooLong(let length): "the position key would be \(length) bytes, over the limit of \(PositionKey.maximumLength): the neighbours' keys, made by another replica or an older store, leave no room here; move one of them elsewhere and back"
         }
     }
 }
