@@ -87,4 +87,28 @@ struct KeyEncodingTests {
         #expect(throws: Never.self) { try trailing.read(UInt8.self) }
         #expect(throws: KeyReader.DecodingError.self) { try trailing.finish() }
     }
+
+    @Test("compact integers sort as numbers, take as few bytes as they need, and refuse other encodings")
+    func compactIntegers() throws {
+        let values: [UInt64] = [0, 1, 255, 256, 65_535, 65_536, 1 << 40, .max - 1, .max]
+        let keys = values.map { Key(CompactInteger($0), UInt8(7)) }
+        #expect(keys == keys.sorted())
+        #expect(Key(CompactInteger(0)).bytes == [0])
+        #expect(Key(CompactInteger(300)).bytes == [2, 1, 44])
+        for value in values {
+            var reader = KeyReader(Key(CompactInteger(value), UInt8(7)))
+            #expect(try reader.read(CompactInteger.self).value == value)
+            #expect(try reader.read(UInt8.self) == 7)
+            try reader.finish()
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let a = random.next() >> (random.next() % 64), b = random.next() >> (random.next() % 64)
+            #expect((Key(CompactInteger(a)) < Key(CompactInteger(b))) == (a < b))
+        }
+        for bad: [UInt8] in [[9, 1, 1, 1, 1, 1, 1, 1, 1, 1], [2, 0, 5], [3, 1, 2], []] {
+            var reader = KeyReader(bad)
+            #expect(throws: KeyReader.DecodingError.self) { try reader.read(CompactInteger.self) }
+        }
+    }
 }

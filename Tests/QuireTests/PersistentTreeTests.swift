@@ -219,4 +219,46 @@ struct PersistentTreeTests {
             #expect(try tree.storedLogCount() == 0)
         }
     }
+
+    @Test("a node never moved costs no log entry; once it moves its creation is logged; reopening and a late older move give the same tree")
+    func creationsHeldByNodeRecords() throws {
+        let directory = try TemporaryDirectory()
+        let nodes = try withTree(in: directory) { tree in
+            let nodes = try tree.perform { tree in
+                let folder = try tree.create(under: .root).node
+                return try [folder] + (0..<100).map { _ in try tree.create(under: folder).node }
+            }
+            let logDatabase = try tree.environment.openDatabase(named: tree.name + ".log")
+            let rawLog = { try tree.environment.read { tx in try tx.count(in: logDatabase) } }
+            #expect(try rawLog() == 0)
+            #expect(try tree.storedLogCount() == 101)
+            try tree.perform { tree in
+                for node in nodes[1...10] { try tree.move(node, to: nodes[0], at: 0) }
+            }
+            // Ten moves, and the ten creations they superseded.
+            #expect(try rawLog() == 20)
+            #expect(try tree.storedLogCount() == 111)
+            return nodes
+        }
+        // A peer that saw nothing creates a node at Lamport time 1: applying it undoes
+        // every entry, creations included, and redoes them, so the creations held by node
+        // records must be back in the log after reopening.
+        var peer = try ReplicatedTree(replica: ReplicaID(2), seed: 2)
+        let early = try peer.create(under: .root)
+        let (before, after) = try withTree(in: directory) { tree in
+            #expect(try tree.storedLogCount() == 111)
+            let before = Observed(tree)
+            try tree.apply([early])
+            #expect(try tree.storedLogCount() == 112)
+            return (before, Observed(tree))
+        }
+        for node in nodes { #expect(after.parents[node] == before.parents[node]) }
+        #expect(after.children[nodes[0]] == before.children[nodes[0]])
+        #expect(after.parents[early.node] == .root)
+        try withTree(in: directory) { tree in
+            #expect(Observed(tree) == after)
+            let stored = try Dictionary(uniqueKeysWithValues: ([.root] + tree.read { $0.nodeIDs }).map { ($0, try tree.storedChildren(of: $0)) })
+            #expect(tree.read { memory in stored.allSatisfy { memory.children(of: $0.key) == $0.value } })
+        }
+    }
 }

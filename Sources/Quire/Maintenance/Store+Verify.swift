@@ -453,7 +453,7 @@ struct StoreVerifier {
             let node = key.withUnsafeBytes { TreeStorageLayout.nodeID(fromKey: $0) }
             do throws(DecodingError) {
                 var reader = ByteReader(value)
-                nodes[node] = try TreeStorageLayout.decodeNode(from: &reader)
+                nodes[node] = try TreeStorageLayout.decodeNode(node, from: &reader)
                 guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
             } catch {
                 add(.tree, tree.nodes.name, "\(node)", "the node does not decode: \(error.description)", Remedy.restore)
@@ -512,14 +512,8 @@ struct StoreVerifier {
             }
         }
         for key in indexKeys.subtracting(expected).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            var reader = KeyReader(key)
             do throws(KeyReader.DecodingError) {
-                let parent = NodeID(replica: ReplicaID(try reader.read(UInt64.self)), counter: try reader.read(UInt64.self))
-                _ = try reader.read([UInt8].self)
-                _ = try reader.read(UInt64.self)
-                _ = try reader.read(UInt64.self)
-                let child = NodeID(replica: ReplicaID(try reader.read(UInt64.self)), counter: try reader.read(UInt64.self))
-                try reader.finish()
+                let (parent, child) = try TreeStorageLayout.decodeChildKey(key)
                 let actual = nodes[child].map { "tree.nodes places it under \($0.parent) with another position or last move" } ?? "tree.nodes has no such node"
                 add(.tree, tree.children.name, "\(child) under \(parent)", "the entry lists \(child) among the children of \(parent), but \(actual)", Remedy.restore)
             } catch {
@@ -547,6 +541,11 @@ struct StoreVerifier {
                 add(.tree, tree.log.name, Self.hex(key), "the entry does not decode: \(error.description)", Remedy.restore)
             }
         }
+        // A creation that is still its node's last move is held by the node record.
+        for record in nodes.values where record.lastMoveIsCreation && !logged.contains(record.lastMove) {
+            if truncatedThrough.map({ record.lastMove > $0 }) ?? true { report.treeLogCount += 1 }
+            logged.insert(record.lastMove)
+        }
         for node in nodes.keys.sorted() {
             let lastMove = nodes[node]!.lastMove
             if let truncatedThrough, lastMove <= truncatedThrough { continue }
@@ -562,8 +561,10 @@ struct StoreVerifier {
                 continue
             }
             let type = records[id]!
+            // Nodes carry no type since store format 2 (the record holds it); a node from
+            // an older replica's operation may still name one.
             let nodeType = String(decoding: node.metadata, as: UTF8.self)
-            if !type.isEmpty, type != nodeType {
+            if !type.isEmpty, !nodeType.isEmpty, type != nodeType {
                 add(.indexes, layout.records.name, "\(id)", "record \(id) is a \(type), but its tree node says \(nodeType)", Remedy.restore)
             }
         }

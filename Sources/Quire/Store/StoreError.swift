@@ -71,7 +71,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidChange(let problem):
             "refused a change from another replica: \(problem); the store is unchanged"
         case .unsupportedFormat(let found, let supported):
-            "the store has format version \(found); this build reads version \(supported) — open it with a matching version of Quire"
+            found < supported
+                ? "the store has format version \(found); this build reads version \(supported). To move it over, export everything with the Quire that wrote it (quire export --store OLD --all -o all.qdelta), then import that file into a new store (quire import --store NEW all.qdelta)"
+                : "the store has format version \(found); this build reads version \(supported) — open it with a newer version of Quire"
         case .closed:
             "the store is closed"
         case .notADirectory(let path):

@@ -14,7 +14,9 @@ import QuireCore
 /// | `texts` | `(record replica, record counter, field)` | text state snapshot as of the last checkpoint or later |
 /// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
 struct StoreLayout: Sendable {
-    static let formatVersion = 1
+    /// 2: the hierarchy's compact layout (``TreeStorageLayout/layoutVersion`` 2), and
+    /// tree nodes without the type name their records already hold.
+    static let formatVersion = 2
 
     let meta: Database
     let changes: Database

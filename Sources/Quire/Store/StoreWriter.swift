@@ -35,7 +35,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
         try validate(record)
         let fields = try RecordFields.encode(record)
         let move = try hierarchy(moving: nil) { tree throws(TreeError) in
-            try tree.create(under: parent?.node ?? .root, at: index, metadata: Array(T.typeName.utf8))
+            try tree.create(under: parent?.node ?? .root, at: index)
         }
         let id = RecordID(move.node)
         writeFields(fields, of: id, type: T.typeName)

@@ -160,19 +160,34 @@ public final class PersistentTree: Sendable {
         try environment.read { tx in
             var result: [NodeID] = []
             try tx.scan(layout.children, range: .prefix(TreeStorageLayout.childrenPrefix(node))) { key, _ in
-                guard key.count >= 32 else {
-                    throw TreeStoreError.corruptRecord(database: layout.children.name, problem: "children key of \(key.count) bytes")
+                do {
+                    result.append(try TreeStorageLayout.decodeChildKey(key).child)
+                } catch {
+                    throw TreeStoreError.corruptRecord(database: layout.children.name, problem: "\(error)")
                 }
-                result.append(TreeStorageLayout.nodeID(fromKey: UnsafeRawBufferPointer(rebasing: key[(key.count - 16)...])))
                 return .continue
             }
             return result
         }
     }
 
-    /// The number of entries in the stored log.
+    /// The number of entries in the stored log, counting the creations that node
+    /// records hold instead of the log database (a node's creation while it is still its
+    /// last move), after the truncation point.
     public func storedLogCount() throws -> Int {
-        try environment.read { tx in try tx.count(in: layout.log) }
+        let truncation = state.withLock { $0.truncatedThrough }
+        return try environment.read { tx in
+            var held = 0
+            try tx.scan(layout.nodes) { key, value in
+                var reader = ByteReader(Array(value))
+                let node = TreeStorageLayout.nodeID(fromKey: key)
+                guard let record = try? TreeStorageLayout.decodeNode(node, from: &reader) else { return .continue }
+                guard record.lastMoveIsCreation, truncation.map({ record.lastMove > $0 }) ?? true else { return .continue }
+                if try !tx.containsValue(forKey: TreeStorageLayout.logKey(record.lastMove), in: layout.log) { held += 1 }
+                return .continue
+            }
+            return try tx.count(in: layout.log) + held
+        }
     }
 
     /// Makes the next write fail with ``InjectedFailure`` after `records` records have

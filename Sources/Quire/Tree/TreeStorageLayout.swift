@@ -1,14 +1,19 @@
 import LMDB
 import QuireCore
 
-/// The named LMDB databases of one persisted tree, and how records are laid out in them.
+/// The named LMDB databases of one persisted tree, and how records are laid out in them
+/// (layout version 2; `docs/storage.md`).
 ///
 /// | database | key | value |
 /// |---|---|---|
 /// | `<name>.log` | `(lamport, replica)` | operation, applied flag, node state before it |
-/// | `<name>.nodes` | `(node replica, node counter)` | parent, last move, position, metadata |
-/// | `<name>.children` | `(parent, position, last move lamport, replica, child)` | empty |
-/// | `<name>.meta` | `"state"` | replica, clock, next counter, truncation point |
+/// | `<name>.nodes` | `(node replica, node counter)` | flags, parent, last move, position, metadata |
+/// | `<name>.children` | `(parent, position, last move, child)`, integers compact | empty |
+/// | `<name>.meta` | `"state"` | layout version, replica, clock, next counter, truncation point |
+///
+/// A node's creation, while it is still the node's last move, is not stored in the log:
+/// the node record holds all of it (``TreeNodeRecord/lastMoveIsCreation``), and loading
+/// puts it back. So a node never moved costs one node record and one index entry.
 struct TreeStorageLayout: Sendable {
     let log: Database
     let nodes: Database
@@ -23,6 +28,8 @@ struct TreeStorageLayout: Sendable {
     }
 
     static let stateKey = Key("state")
+    /// 2: compact node records and children keys, creations kept in their node records.
+    static let layoutVersion: UInt8 = 2
 
     static func logKey(_ timestamp: Timestamp) -> Key {
         Key(timestamp.lamport, timestamp.replica.rawValue)
@@ -33,19 +40,94 @@ struct TreeStorageLayout: Sendable {
     }
 
     /// The key of `child` in its parent's ordered children: a prefix scan of
-    /// ``childrenPrefix(_:)`` lists them in sibling order.
+    /// ``childrenPrefix(_:)`` lists them in sibling order (position, then last move).
+    /// The last move is unique, so the child only follows it: its counter, then `0` when
+    /// its replica is the last move's (the usual case) or `1` and the replica.
     static func childKey(_ child: NodeID, _ record: TreeNodeRecord) -> Key {
-        Key(record.parent.replica.rawValue, record.parent.counter, record.position.bytes,
-            record.lastMove.lamport, record.lastMove.replica.rawValue, child.replica.rawValue, child.counter)
+        var key = Key(
+            record.parent.replica.rawValue, CompactInteger(record.parent.counter), record.position.bytes,
+            CompactInteger(record.lastMove.lamport), record.lastMove.replica.rawValue, CompactInteger(child.counter))
+        if child.replica == record.lastMove.replica {
+            key.append(UInt8(0))
+        } else {
+            key.append(UInt8(1))
+            key.append(child.replica.rawValue)
+        }
+        return key
     }
 
     static func childrenPrefix(_ parent: NodeID) -> Key {
-        Key(parent.replica.rawValue, parent.counter)
+        Key(parent.replica.rawValue, CompactInteger(parent.counter))
+    }
+
+    /// The parent and child a children-index key names.
+    static func decodeChildKey(_ key: some RawBytes) throws(KeyReader.DecodingError) -> (parent: NodeID, child: NodeID) {
+        var reader = KeyReader(key)
+        let parent = NodeID(replica: ReplicaID(try reader.read(UInt64.self)), counter: try reader.read(CompactInteger.self).value)
+        _ = try reader.read([UInt8].self)
+        _ = try reader.read(CompactInteger.self)
+        let moveReplica = try reader.read(UInt64.self)
+        let counter = try reader.read(CompactInteger.self).value
+        let replica: UInt64
+        switch try reader.read(UInt8.self) {
+        case 0: replica = moveReplica
+        case 1: replica = try reader.read(UInt64.self)
+        case let marker: throw KeyReader.DecodingError(offset: reader.offset - 1, problem: "child replica marker \(marker)")
+        }
+        try reader.finish()
+        return (parent, NodeID(replica: ReplicaID(replica), counter: counter))
     }
 
     // MARK: Records
 
-    static func encode(_ record: TreeNodeRecord, into writer: inout ByteWriter) {
+    /// The flags of a node record.
+    private enum NodeFlag {
+        /// The parent's replica is the node's (not written).
+        static let parentReplicaIsNodes: UInt8 = 1
+        /// The last move's replica is the node's (not written).
+        static let moveReplicaIsNodes: UInt8 = 2
+        /// The last move is the node's creation, whose log entry is this record.
+        static let lastMoveIsCreation: UInt8 = 4
+        static let all: UInt8 = 7
+    }
+
+    /// A node record: flags, then the parent, the last move, the position and the
+    /// metadata; a replica equal to the node's own is left out.
+    static func encode(_ record: TreeNodeRecord, of node: NodeID, into writer: inout ByteWriter) {
+        var flags: UInt8 = 0
+        if record.parent.replica == node.replica { flags |= NodeFlag.parentReplicaIsNodes }
+        if record.lastMove.replica == node.replica { flags |= NodeFlag.moveReplicaIsNodes }
+        if record.lastMoveIsCreation { flags |= NodeFlag.lastMoveIsCreation }
+        writer.write(byte: flags)
+        if record.parent.replica != node.replica { writer.write(varint: record.parent.replica.rawValue) }
+        writer.write(varint: record.parent.counter)
+        writer.write(varint: record.lastMove.lamport)
+        if record.lastMove.replica != node.replica { writer.write(varint: record.lastMove.replica.rawValue) }
+        writer.write(lengthPrefixed: record.position.bytes)
+        writer.write(lengthPrefixed: record.metadata)
+    }
+
+    static func decodeNode(_ node: NodeID, from reader: inout ByteReader) throws(DecodingError) -> TreeNodeRecord {
+        let flags = try reader.readByte("node flags")
+        guard flags & ~NodeFlag.all == 0 else { throw .malformed("node flags \(flags)", at: reader.offset - 1) }
+        let parentReplica = flags & NodeFlag.parentReplicaIsNodes != 0 ? node.replica : ReplicaID(try reader.readVarint("parent replica"))
+        let parent = NodeID(replica: parentReplica, counter: try reader.readVarint("parent counter"))
+        let lamport = try reader.readVarint("last move clock")
+        let moveReplica = flags & NodeFlag.moveReplicaIsNodes != 0 ? node.replica : ReplicaID(try reader.readVarint("last move replica"))
+        let position = try reader.readLengthPrefixed("position key", limit: PositionKey.maximumLength)
+        let metadata = try reader.readLengthPrefixed("metadata", limit: TreeOperation.maximumMetadataLength)
+        let isCreation = flags & NodeFlag.lastMoveIsCreation != 0
+        guard !isCreation || moveReplica == node.replica else {
+            throw .malformed("a node's creation by another replica", at: 0)
+        }
+        return TreeNodeRecord(
+            parent: parent, position: PositionKey(Array(position)), metadata: Array(metadata),
+            lastMove: Timestamp(lamport: lamport, replica: moveReplica), lastMoveIsCreation: isCreation)
+    }
+
+    /// The node state before an operation, inside its log entry: as a node record
+    /// without flags, replicas written.
+    static func encodeStateBefore(_ record: TreeNodeRecord, into writer: inout ByteWriter) {
         writer.write(varint: record.parent.replica.rawValue)
         writer.write(varint: record.parent.counter)
         writer.write(varint: record.lastMove.lamport)
@@ -54,7 +136,7 @@ struct TreeStorageLayout: Sendable {
         writer.write(lengthPrefixed: record.metadata)
     }
 
-    static func decodeNode(from reader: inout ByteReader) throws(DecodingError) -> TreeNodeRecord {
+    static func decodeStateBefore(from reader: inout ByteReader) throws(DecodingError) -> TreeNodeRecord {
         let parent = NodeID(replica: ReplicaID(try reader.readVarint("parent replica")), counter: try reader.readVarint("parent counter"))
         let lastMove = Timestamp(lamport: try reader.readVarint("last move clock"), replica: ReplicaID(try reader.readVarint("last move replica")))
         let position = try reader.readLengthPrefixed("position key", limit: PositionKey.maximumLength)
@@ -66,7 +148,7 @@ struct TreeStorageLayout: Sendable {
         var writer = ByteWriter()
         entry.operation.encode(into: &writer)
         writer.write(byte: (entry.applied ? 1 : 0) | (entry.old == nil ? 0 : 2))
-        if let old = entry.old { encode(old, into: &writer) }
+        if let old = entry.old { encodeStateBefore(old, into: &writer) }
         return writer.bytes
     }
 
@@ -75,7 +157,7 @@ struct TreeStorageLayout: Sendable {
         let operation = try TreeOperation.decode(from: &reader)
         let flags = try reader.readByte("log entry flags")
         guard flags < 4 else { throw DecodingError.malformed("log entry flags \(flags)", at: reader.offset - 1) }
-        let old = flags & 2 != 0 ? try decodeNode(from: &reader) : nil
+        let old = flags & 2 != 0 ? try decodeStateBefore(from: &reader) : nil
         guard reader.isAtEnd else { throw DecodingError.malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
         return TreeLogRecord(operation: operation, applied: flags & 1 != 0, old: old)
     }
@@ -89,7 +171,7 @@ struct TreeStorageLayout: Sendable {
 
     static func encode(_ state: State) -> [UInt8] {
         var writer = ByteWriter()
-        writer.write(byte: 1)  // layout version
+        writer.write(byte: Self.layoutVersion)
         writer.write(varint: state.replica.rawValue)
         writer.write(varint: state.clock)
         writer.write(varint: state.nextCounter)
@@ -106,7 +188,12 @@ struct TreeStorageLayout: Sendable {
     static func decodeState(_ bytes: [UInt8]) throws(DecodingError) -> State {
         var reader = ByteReader(bytes)
         let version = try reader.readByte("layout version")
-        guard version == 1 else { throw DecodingError.malformed("unknown tree layout version \(version)", at: 0) }
+        guard version == Self.layoutVersion else {
+            throw DecodingError.malformed(
+                "tree layout version \(version), this build reads version \(Self.layoutVersion)"
+                    + (version == 1 ? " (layout 1 is from before compact node records; export the store with the Quire that wrote it and import it into a new one)" : ""),
+                at: 0)
+        }
         var state = State(
             replica: ReplicaID(try reader.readVarint("replica")), clock: try reader.readVarint("clock"),
             nextCounter: try reader.readVarint("next counter"), truncatedThrough: nil)
@@ -134,7 +221,8 @@ struct TreeStorageLayout: Sendable {
             do throws(DecodingError) {
                 guard key.count == 16 else { throw DecodingError.malformed("node key of \(key.count) bytes", at: 0) }
                 var reader = ByteReader(Array(value))
-                nodeRecords.append((Self.nodeID(fromKey: key), try Self.decodeNode(from: &reader)))
+                let node = Self.nodeID(fromKey: key)
+                nodeRecords.append((node, try Self.decodeNode(node, from: &reader)))
             } catch {
                 failure = error
                 return .stop
@@ -142,10 +230,10 @@ struct TreeStorageLayout: Sendable {
             return .continue
         }
         if let failure { throw TreeStoreError.corruptRecord(database: nodes.name, problem: failure.description) }
-        var entries: [TreeLogRecord] = []
+        var stored: [TreeLogRecord] = []
         try tx.scan(log) { _, value in
             do throws(DecodingError) {
-                entries.append(try Self.decodeLogEntry(Array(value)))
+                stored.append(try Self.decodeLogEntry(Array(value)))
             } catch {
                 failure = error
                 return .stop
@@ -153,9 +241,37 @@ struct TreeStorageLayout: Sendable {
             return .continue
         }
         if let failure { throw TreeStoreError.corruptRecord(database: log.name, problem: failure.description) }
+        let entries = Self.mergingCreations(of: nodeRecords, into: stored, after: state.truncatedThrough)
         return try ReplicatedTree(
             replica: replica, clock: state.clock, nextCounter: state.nextCounter,
             truncatedThrough: state.truncatedThrough, nodes: nodeRecords, log: entries, seed: seed)
+    }
+
+    /// The whole log, in timestamp order: the stored entries and the creations their
+    /// node records hold (those after the truncation point; a stored copy wins).
+    static func mergingCreations(
+        of nodes: [(node: NodeID, record: TreeNodeRecord)], into stored: [TreeLogRecord], after truncation: Timestamp?
+    ) -> [TreeLogRecord] {
+        var creations = nodes.compactMap { node, record -> TreeLogRecord? in
+            guard record.lastMoveIsCreation, truncation.map({ record.lastMove > $0 }) ?? true else { return nil }
+            return record.creationEntry(of: node)
+        }
+        guard !creations.isEmpty else { return stored }
+        creations.sort { $0.operation.timestamp < $1.operation.timestamp }
+        var merged: [TreeLogRecord] = []
+        merged.reserveCapacity(stored.count + creations.count)
+        var next = 0
+        for entry in stored {
+            let timestamp = entry.operation.timestamp
+            while next < creations.count, creations[next].operation.timestamp < timestamp {
+                merged.append(creations[next])
+                next += 1
+            }
+            if next < creations.count, creations[next].operation.timestamp == timestamp { next += 1 }
+            merged.append(entry)
+        }
+        merged += creations[next...]
+        return merged
     }
 
     /// Stores the state record of a new, empty tree.
@@ -172,21 +288,32 @@ struct TreeStorageLayout: Sendable {
         afterEachRecord: () throws -> Void = {}
     ) throws {
         var writer = ByteWriter()
+        // Creations that stay in their node records: their log entries are not stored.
+        var heldByRecords = Set<Timestamp>()
         for change in changes.nodes {
             if let before = change.before {
                 try tx.removeValue(forKey: Self.childKey(change.node, before), in: children)
+                if before.lastMoveIsCreation {
+                    // The node moves on from its creation: the record no longer holds it.
+                    try tx.put(Self.encode(before.creationEntry(of: change.node)), forKey: Self.logKey(before.lastMove), in: log)
+                }
             }
             if let after = change.after {
                 writer = ByteWriter()
-                Self.encode(after, into: &writer)
+                Self.encode(after, of: change.node, into: &writer)
                 try tx.put(writer.bytes, forKey: Self.nodeKey(change.node), in: nodes)
                 try tx.put([], forKey: Self.childKey(change.node, after), in: children)
+                if after.lastMoveIsCreation {
+                    heldByRecords.insert(after.lastMove)
+                    // Back at its creation (a later move undone): drop a stored copy.
+                    if change.before != nil { try tx.removeValue(forKey: Self.logKey(after.lastMove), in: log) }
+                }
             } else {
                 try tx.removeValue(forKey: Self.nodeKey(change.node), in: nodes)
             }
             try afterEachRecord()
         }
-        for entry in changes.logEntries {
+        for entry in changes.logEntries where !heldByRecords.contains(entry.operation.timestamp) {
             try tx.put(Self.encode(entry), forKey: Self.logKey(entry.operation.timestamp), in: log)
             try afterEachRecord()
         }

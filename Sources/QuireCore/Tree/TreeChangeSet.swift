@@ -4,12 +4,26 @@ package struct TreeNodeRecord: Hashable, Sendable {
     package var position: PositionKey
     package var metadata: [UInt8]
     package var lastMove: Timestamp
+    /// Whether the last move is the node's own creation (the operation whose ID is the
+    /// node's), applied to a node not yet in the tree: then the record holds everything
+    /// that log entry does, and the persistence layer need not store the entry apart.
+    package var lastMoveIsCreation: Bool
 
-    package init(parent: NodeID, position: PositionKey, metadata: [UInt8], lastMove: Timestamp) {
+    package init(parent: NodeID, position: PositionKey, metadata: [UInt8], lastMove: Timestamp, lastMoveIsCreation: Bool = false) {
         self.parent = parent
         self.position = position
         self.metadata = metadata
         self.lastMove = lastMove
+        self.lastMoveIsCreation = lastMoveIsCreation
+    }
+
+    /// The log entry of the node's creation, when ``lastMoveIsCreation``.
+    package func creationEntry(of node: NodeID) -> TreeLogRecord {
+        TreeLogRecord(
+            operation: TreeOperation(
+                id: OperationID(replica: node.replica, counter: node.counter), lamport: lastMove.lamport,
+                node: node, parent: parent, position: position, metadata: metadata),
+            applied: true, old: nil)
     }
 }
 
@@ -87,7 +101,7 @@ extension ReplicatedTree {
         for (node, before) in session.touched {
             let after = nodes[Int(node)]
             guard before.parent != after.parent || before.lastMove != after.lastMove else { continue }
-            changes.nodes.append(.init(node: ids[Int(node)], before: record(before), after: record(after)))
+            changes.nodes.append(.init(node: ids[Int(node)], before: record(before, of: node), after: record(after, of: node)))
         }
         if session.lowestChange < log.count {
             for entry in log[session.lowestChange...] where entry.flags.contains(.dirty) {
@@ -135,11 +149,31 @@ extension ReplicatedTree {
         settleChildren()
     }
 
+    /// A state as stored inside a log entry (its node is the entry's).
     func record(_ state: TreeNodeState) -> TreeNodeRecord? {
         guard state.parent >= 0 else { return nil }
         return TreeNodeRecord(
             parent: ids[Int(state.parent)], position: state.position, metadata: state.metadata,
             lastMove: state.lastMove)
+    }
+
+    /// The state of `node` as its node record stores it.
+    func record(_ state: TreeNodeState, of node: Int32) -> TreeNodeRecord? {
+        guard var record = record(state) else { return nil }
+        record.lastMoveIsCreation = lastMoveIsCreation(of: node, state)
+        return record
+    }
+
+    /// Whether `state`'s last move is the creation of `node`, applied with nothing
+    /// before it, and still in the log.
+    func lastMoveIsCreation(of node: Int32, _ state: TreeNodeState) -> Bool {
+        let id = ids[Int(node)]
+        guard state.lastMove.replica == id.replica else { return false }
+        let index = logIndex(atOrAfter: state.lastMove)
+        guard index < log.count, log[index].timestamp == state.lastMove else { return false }
+        let entry = log[index]
+        return entry.applied && entry.old.parent < 0 && entry.operation.node == id
+            && entry.operation.id == OperationID(replica: id.replica, counter: id.counter)
     }
 
     func record(_ entry: TreeLogEntry) -> TreeLogRecord {
@@ -153,7 +187,7 @@ extension ReplicatedTree {
     package var nodeRecords: [(node: NodeID, record: TreeNodeRecord)] {
         var result: [(NodeID, TreeNodeRecord)] = []
         for index in 2..<nodes.count {
-            if let state = record(nodes[index]) { result.append((ids[index], state)) }
+            if let state = record(nodes[index], of: Int32(index)) { result.append((ids[index], state)) }
         }
         return result
     }

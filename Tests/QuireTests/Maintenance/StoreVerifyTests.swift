@@ -61,10 +61,10 @@ struct StoreVerifyTests {
         let (report, built) = try verifyDamaged { built, _, layout, tx in
             let key = TreeStorageLayout.nodeKey(built.top.node)
             var reader = ByteReader(try #require(try tx.value(forKey: key, in: layout.tree.nodes)))
-            var record = try TreeStorageLayout.decodeNode(from: &reader)
+            var record = try TreeStorageLayout.decodeNode(built.top.node, from: &reader)
             record.parent = built.sub.node  // Poems under its own child Drafts
             var writer = ByteWriter()
-            TreeStorageLayout.encode(record, into: &writer)
+            TreeStorageLayout.encode(record, of: built.top.node, into: &writer)
             try tx.put(writer.bytes, forKey: key, in: layout.tree.nodes)
         }
         let tree = report.problems(of: .tree)
