@@ -35,6 +35,26 @@ struct StoreHierarchyTests {
         }
     }
 
+    @Test("positionKeyLengths gives one byte count per child, within the key limit, also after reopening")
+    func positionKeyLengths() throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let (root, leaf) = try replicas[0].write { tx throws in
+            let root = try tx.insert(Folder(name: "Root"))
+            var leaf = try tx.insert(File(name: "First"), under: root)
+            for index in 1...5 { leaf = try tx.insert(File(name: "At one \(index)"), under: root, at: 1) }
+            return (root, leaf)
+        }
+        for reopening in [false, true] {
+            let store = reopening ? try replicas.reopen(0) : replicas[0]
+            let lengths = try store.positionKeyLengths(ofChildrenOf: root)
+            #expect(lengths.count == 6)
+            #expect(lengths.allSatisfy { (1...PositionKey.maximumLength).contains($0) }, "\(lengths)")
+            #expect(try store.positionKeyLengths(ofChildrenOf: nil).count == 1)  // the root folder
+            #expect(try store.positionKeyLengths(ofChildrenOf: leaf) == [])
+        }
+    }
+
     @Test("move and reorder change parent and sibling order; path and subtree follow")
     func moveAndReorder() throws {
         let replicas = try Replicas(1)
