@@ -143,6 +143,8 @@ struct WriteSession {
     /// Undo: the fields written and the nodes moved, with what they were before.
     var undoFields: [UndoStep.FieldPart] = []
     var undoMoves: [UndoStep.MovePart] = []
+    /// Where each node's entry is in `undoMoves`.
+    var undoMoveIndex: [NodeID: Int] = [:]
     /// Undo grouping: the transaction's typing, while it only types into one text (see
     /// ``TypingRun``); `typingEnded` once it did anything else.
     var typing: TypingRun?

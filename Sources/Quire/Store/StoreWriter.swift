@@ -261,9 +261,10 @@ public struct StoreWriter: StoreReading, ~Copyable {
             let operation = try body(&_state.tree)
             _state.session!.treeOperations.append(operation)
             _state.session!.typingEnded = true
-            if let index = _state.session!.undoMoves.firstIndex(where: { $0.node == operation.node }) {
+            if let index = _state.session!.undoMoveIndex[operation.node] {
                 _state.session!.undoMoves[index].moved = operation.timestamp
             } else {
+                _state.session!.undoMoveIndex[operation.node] = _state.session!.undoMoves.count
                 _state.session!.undoMoves.append(.init(node: operation.node, previous: previous, moved: operation.timestamp))
             }
             return operation

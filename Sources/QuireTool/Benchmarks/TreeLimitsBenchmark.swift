@@ -56,8 +56,8 @@ struct TreeLimitsBenchmark: Sendable {
         var store_nodes_created: Int
         var store_data_bytes: Int
         var store_tree_bytes: Int
+        var store_file_bytes_per_node: Double
         var store_bytes_per_node: Double
-        var store_bytes_tree_per_node: Double
         var store_build_ms: Double
 
         private enum CodingKeys: String, CodingKey {
@@ -65,7 +65,7 @@ struct TreeLimitsBenchmark: Sendable {
             case drags_limit, drags_to_top, drags_error, max_key_bytes_drags, drags_ms
             case appends_limit, appends_one_folder, appends_error, max_key_bytes_appends, appends_ms
             case store_leaves, store_folders, store_nodes_created, store_data_bytes, store_tree_bytes
-            case store_bytes_per_node, store_bytes_tree_per_node, store_build_ms
+            case store_file_bytes_per_node, store_bytes_per_node, store_build_ms
         }
 
         /// Like the synthesized encoding, except that an absent error is written as `null`
@@ -93,8 +93,8 @@ struct TreeLimitsBenchmark: Sendable {
             try container.encode(store_nodes_created, forKey: .store_nodes_created)
             try container.encode(store_data_bytes, forKey: .store_data_bytes)
             try container.encode(store_tree_bytes, forKey: .store_tree_bytes)
+            try container.encode(store_file_bytes_per_node, forKey: .store_file_bytes_per_node)
             try container.encode(store_bytes_per_node, forKey: .store_bytes_per_node)
-            try container.encode(store_bytes_tree_per_node, forKey: .store_bytes_tree_per_node)
             try container.encode(store_build_ms, forKey: .store_build_ms)
         }
     }
@@ -143,8 +143,8 @@ struct TreeLimitsBenchmark: Sendable {
             max_key_bytes_appends: appends.maximumKeyBytes, appends_ms: appends.milliseconds,
             store_leaves: storeNodes, store_folders: storeFolders, store_nodes_created: created,
             store_data_bytes: size.dataBytes, store_tree_bytes: size.treeBytes,
-            store_bytes_per_node: Double(size.dataBytes) / Double(created),
-            store_bytes_tree_per_node: Double(size.treeBytes) / Double(created),
+            store_file_bytes_per_node: Double(size.dataBytes) / Double(created),
+            store_bytes_per_node: Double(size.treeBytes) / Double(created),
             store_build_ms: size.milliseconds)
     }
 

@@ -161,8 +161,8 @@ extension TreeLimitsBenchmark.Result {
             ("appends to one folder", count(appends_one_folder, of: appends_limit, appends_error)),
             ("  longest key (bytes), time (ms)", "\(max_key_bytes_appends), \(format(appends_ms))"),
             ("store of \(store_nodes_created) nodes (bytes)", "\(store_data_bytes), built in \(format(store_build_ms)) ms"),
-            ("  data.mdb per node (bytes)", format(store_bytes_per_node)),
-            ("  tree.* databases per node (bytes)", "\(format(store_bytes_tree_per_node)) (\(store_tree_bytes) in all)"),
+            ("  data.mdb per node (bytes)", format(store_file_bytes_per_node)),
+            ("  tree.* databases per node (bytes)", "\(format(store_bytes_per_node)) (\(store_tree_bytes) in all)"),
         ]
         var text = "hierarchy limits — through the store, durability \(limits_durability)\n"
         for (name, value) in rows {
