@@ -446,11 +446,13 @@ struct StoreVerifier {
         }
         for (key, value) in entries {
             report.nodeCount += 1
-            guard key.count == 16 else {
-                add(.tree, tree.nodes.name, Self.hex(key), "a key of \(key.count) bytes, not 16 (node replica, counter)", Remedy.restore)
+            let node: NodeID
+            do throws(DecodingError) {
+                node = try TreeStorageLayout.node(fromNodeKey: key)
+            } catch {
+                add(.tree, tree.nodes.name, Self.hex(key), "the key does not name a node (replica, counter): \(error.description)", Remedy.restore)
                 continue
             }
-            let node = key.withUnsafeBytes { TreeStorageLayout.nodeID(fromKey: $0) }
             do throws(DecodingError) {
                 var reader = ByteReader(value)
                 nodes[node] = try TreeStorageLayout.decodeNode(node, from: &reader)

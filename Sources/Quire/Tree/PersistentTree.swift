@@ -180,8 +180,8 @@ public final class PersistentTree: Sendable {
             var held = 0
             try tx.scan(layout.nodes) { key, value in
                 var reader = ByteReader(Array(value))
-                let node = TreeStorageLayout.nodeID(fromKey: key)
-                guard let record = try? TreeStorageLayout.decodeNode(node, from: &reader) else { return .continue }
+                guard let node = try? TreeStorageLayout.node(fromNodeKey: key),
+                      let record = try? TreeStorageLayout.decodeNode(node, from: &reader) else { return .continue }
                 guard record.lastMoveIsCreation, truncation.map({ record.lastMove > $0 }) ?? true else { return .continue }
                 if try !tx.containsValue(forKey: TreeStorageLayout.logKey(record.lastMove), in: layout.log) { held += 1 }
                 return .continue

@@ -7,7 +7,7 @@ import QuireCore
 /// | database | key | value |
 /// |---|---|---|
 /// | `<name>.log` | `(lamport, replica)` | operation, applied flag, node state before it |
-/// | `<name>.nodes` | `(node replica, node counter)` | flags, parent, last move, position, metadata |
+/// | `<name>.nodes` | `(node replica, node counter)`, the counter compact | flags, parent, last move, position, metadata |
 /// | `<name>.children` | `(parent, position, last move, child)`, integers compact | empty |
 /// | `<name>.meta` | `"state"` | layout version, replica, clock, next counter, truncation point |
 ///
@@ -35,8 +35,21 @@ struct TreeStorageLayout: Sendable {
         Key(timestamp.lamport, timestamp.replica.rawValue)
     }
 
+    /// A node's key in `<name>.nodes`: its replica, then its counter compact.
     static func nodeKey(_ node: NodeID) -> Key {
-        Key(node.replica.rawValue, node.counter)
+        Key(node.replica.rawValue, CompactInteger(node.counter))
+    }
+
+    /// The node a `<name>.nodes` key names.
+    static func node(fromNodeKey key: some RawBytes) throws(DecodingError) -> NodeID {
+        var reader = KeyReader(key)
+        do throws(KeyReader.DecodingError) {
+            let node = NodeID(replica: ReplicaID(try reader.read(UInt64.self)), counter: try reader.read(CompactInteger.self).value)
+            try reader.finish()
+            return node
+        } catch {
+            throw .malformed("node key: \(error.description)", at: error.offset)
+        }
     }
 
     /// The key of `child` in its parent's ordered children: a prefix scan of
@@ -88,23 +101,26 @@ struct TreeStorageLayout: Sendable {
         static let moveReplicaIsNodes: UInt8 = 2
         /// The last move is the node's creation, whose log entry is this record.
         static let lastMoveIsCreation: UInt8 = 4
-        static let all: UInt8 = 7
+        /// Metadata follows (otherwise it is empty, as for a store's records).
+        static let hasMetadata: UInt8 = 8
+        static let all: UInt8 = 15
     }
 
     /// A node record: flags, then the parent, the last move, the position and the
-    /// metadata; a replica equal to the node's own is left out.
+    /// metadata; a replica equal to the node's own, and empty metadata, are left out.
     static func encode(_ record: TreeNodeRecord, of node: NodeID, into writer: inout ByteWriter) {
         var flags: UInt8 = 0
         if record.parent.replica == node.replica { flags |= NodeFlag.parentReplicaIsNodes }
         if record.lastMove.replica == node.replica { flags |= NodeFlag.moveReplicaIsNodes }
         if record.lastMoveIsCreation { flags |= NodeFlag.lastMoveIsCreation }
+        if !record.metadata.isEmpty { flags |= NodeFlag.hasMetadata }
         writer.write(byte: flags)
         if record.parent.replica != node.replica { writer.write(varint: record.parent.replica.rawValue) }
         writer.write(varint: record.parent.counter)
         writer.write(varint: record.lastMove.lamport)
         if record.lastMove.replica != node.replica { writer.write(varint: record.lastMove.replica.rawValue) }
         writer.write(lengthPrefixed: record.position.bytes)
-        writer.write(lengthPrefixed: record.metadata)
+        if !record.metadata.isEmpty { writer.write(lengthPrefixed: record.metadata) }
     }
 
     static func decodeNode(_ node: NodeID, from reader: inout ByteReader) throws(DecodingError) -> TreeNodeRecord {
@@ -115,7 +131,8 @@ struct TreeStorageLayout: Sendable {
         let lamport = try reader.readVarint("last move clock")
         let moveReplica = flags & NodeFlag.moveReplicaIsNodes != 0 ? node.replica : ReplicaID(try reader.readVarint("last move replica"))
         let position = try reader.readLengthPrefixed("position key", limit: PositionKey.maximumLength)
-        let metadata = try reader.readLengthPrefixed("metadata", limit: TreeOperation.maximumMetadataLength)
+        let metadata = flags & NodeFlag.hasMetadata != 0
+            ? try reader.readLengthPrefixed("metadata", limit: TreeOperation.maximumMetadataLength) : []
         let isCreation = flags & NodeFlag.lastMoveIsCreation != 0
         guard !isCreation || moveReplica == node.replica else {
             throw .malformed("a node's creation by another replica", at: 0)
@@ -219,9 +236,8 @@ struct TreeStorageLayout: Sendable {
         var failure: DecodingError?
         try tx.scan(nodes) { key, value in
             do throws(DecodingError) {
-                guard key.count == 16 else { throw DecodingError.malformed("node key of \(key.count) bytes", at: 0) }
                 var reader = ByteReader(Array(value))
-                let node = Self.nodeID(fromKey: key)
+                let node = try Self.node(fromNodeKey: key)
                 nodeRecords.append((node, try Self.decodeNode(node, from: &reader)))
             } catch {
                 failure = error

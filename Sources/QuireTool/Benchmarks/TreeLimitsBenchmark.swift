@@ -58,6 +58,8 @@ struct TreeLimitsBenchmark: Sendable {
         var store_tree_bytes: Int
         var store_file_bytes_per_node: Double
         var store_bytes_per_node: Double
+        /// `store_bytes_per_node` by database: `tree.log`, `tree.nodes`, `tree.children`.
+        var store_bytes_per_node_by_database: [String: Double]
         var store_build_ms: Double
 
         private enum CodingKeys: String, CodingKey {
@@ -65,7 +67,7 @@ struct TreeLimitsBenchmark: Sendable {
             case drags_limit, drags_to_top, drags_error, max_key_bytes_drags, drags_ms
             case appends_limit, appends_one_folder, appends_error, max_key_bytes_appends, appends_ms
             case store_leaves, store_folders, store_nodes_created, store_data_bytes, store_tree_bytes
-            case store_file_bytes_per_node, store_bytes_per_node, store_build_ms
+            case store_file_bytes_per_node, store_bytes_per_node, store_bytes_per_node_by_database, store_build_ms
         }
 
         /// Like the synthesized encoding, except that an absent error is written as `null`
@@ -95,6 +97,7 @@ struct TreeLimitsBenchmark: Sendable {
             try container.encode(store_tree_bytes, forKey: .store_tree_bytes)
             try container.encode(store_file_bytes_per_node, forKey: .store_file_bytes_per_node)
             try container.encode(store_bytes_per_node, forKey: .store_bytes_per_node)
+            try container.encode(store_bytes_per_node_by_database, forKey: .store_bytes_per_node_by_database)
             try container.encode(store_build_ms, forKey: .store_build_ms)
         }
     }
@@ -142,9 +145,10 @@ struct TreeLimitsBenchmark: Sendable {
             appends_limit: appendLimit, appends_one_folder: appends.count, appends_error: appends.error,
             max_key_bytes_appends: appends.maximumKeyBytes, appends_ms: appends.milliseconds,
             store_leaves: storeNodes, store_folders: storeFolders, store_nodes_created: created,
-            store_data_bytes: size.dataBytes, store_tree_bytes: size.treeBytes,
+            store_data_bytes: size.dataBytes, store_tree_bytes: size.treeBytes.values.reduce(0, +),
             store_file_bytes_per_node: Double(size.dataBytes) / Double(created),
-            store_bytes_per_node: Double(size.treeBytes) / Double(created),
+            store_bytes_per_node: Double(size.treeBytes.values.reduce(0, +)) / Double(created),
+            store_bytes_per_node_by_database: size.treeBytes.filter { $0.key != "tree.meta" }.mapValues { Double($0) / Double(created) },
             store_build_ms: size.milliseconds)
     }
 
@@ -243,11 +247,11 @@ struct TreeLimitsBenchmark: Sendable {
     /// A root folder holding ``storeFolders`` folders, and ``storeNodes`` leaves appended to
     /// them round-robin, ``storeBatch`` per write transaction. The `tree.*` databases are
     /// measured before the store is closed, the data file after (closing writes a checkpoint).
-    private func measureStoreSize() throws -> (dataBytes: Int, treeBytes: Int, milliseconds: Double) {
+    private func measureStoreSize() throws -> (dataBytes: Int, treeBytes: [String: Int], milliseconds: Double) {
         let path = try makeDirectory("size")
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try Store(directory: path, options: Self.options)
-        var treeBytes = 0
+        var treeBytes: [String: Int] = [:]
         var milliseconds = 0.0
         do {
             milliseconds = try Timing.milliseconds {
@@ -264,7 +268,9 @@ struct TreeLimitsBenchmark: Sendable {
                     next = range.upperBound
                 }
             }
-            treeBytes = try store.usage().databases.filter { $0.name.hasPrefix("tree.") }.reduce(0) { $0 + $1.bytes }
+            for database in try store.usage().databases where database.name.hasPrefix("tree.") {
+                treeBytes[database.name] = database.bytes
+            }
             try store.close()
         } catch {
             try? store.close()
