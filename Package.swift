@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "QuireCore"),
 
         // Object store: the replication core persisted through the storage layer.
-        .target(name: "Quire", dependencies: ["LMDB", "QuireCore"]),
+        .target(name: "Quire", dependencies: ["LMDB", "QuireCore", "CZlib"]),
 
         // The two reference apps of the brief as Quire records: the writing app (projects,
         // folders, files) and the flash-card app (categories, notes, clues). The tool's
