@@ -7,5 +7,5 @@ struct BenchCommand: CommandGroup {
         per line. Times are medians over several runs; build with 'swift run -c release'
         for figures worth quoting. docs/benchmarks.md explains every field.
         """
-    static var subcommands: [any Command.Type] { [TextBenchCommand.self, LMDBBenchCommand.self, TreeBenchCommand.self, AutosaveBenchCommand.self, DeltaBenchCommand.self, StoreBenchCommand.self, DeflateCompareCommand.self] }
+    static var subcommands: [any Command.Type] { [TextBenchCommand.self, LMDBBenchCommand.self, TreeBenchCommand.self, AutosaveBenchCommand.self, DeltaBenchCommand.self, StoreBenchCommand.self] }
 }
