@@ -41,7 +41,9 @@ declare -A imports=(
 )
 
 # -enable-bare-slash-regex: the package builds in Swift 6 mode, which has /regex/ literals on.
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g -enable-bare-slash-regex -package-name Quire -I Sources/CLMDB "${defines[@]}")
+# -I Sources/CLMDB, Sources/CZlib: the C seams' module maps (Quire imports CZlib for its
+# delta files' zlib); every target links -llmdb -lz, which only the Quire targets use.
+flags=(-sanitize=fuzzer,address -parse-as-library -O -g -enable-bare-slash-regex -package-name Quire -I Sources/CLMDB -I Sources/CZlib "${defines[@]}")
 
 # Builds module $1 from Sources/$1 into $out/modules/$1.{swiftmodule,o}, unless it is
 # there already, newer than every source and built with the same flags.
@@ -77,7 +79,7 @@ for target in "${targets[@]}"; do
     swiftc "${flags[@]}" -module-name "FuzzTarget" -I "$out/modules" \
         $(find ${sources[$target]} -name '*.swift' | sort) \
         Fuzz/Support/*.swift "Fuzz/$target/"*.swift "${objects[@]}" \
-        -llmdb -o "$out/$target"
+        -llmdb -lz -o "$out/$target"
 done
 
 ((self_test)) || exit 0

@@ -11,7 +11,7 @@ import QuireCore
 /// sender     replica ID, 8 bytes LE
 /// first      varint: the sender's first counter in the file; the sender's changes are
 ///            contiguous from it, in order, and leave out their ID
-/// payload    as it is, or (deflated) varint raw length · raw DEFLATE stream
+/// payload    as it is, or (deflated) varint raw length · raw DEFLATE stream (zlib's, level 6)
 ///              [sections: count · count × (kind · length · bytes)] — readers skip
 ///              kinds they do not know (version 1 defines none)
 ///              [unit count, unless one] · units: changes (see DeltaChange) and, from
@@ -58,8 +58,7 @@ struct DeltaFile: Hashable, Sendable {
         var flags: UInt8 = storeID == nil ? 0 : Flag.storeID
         if changes.count == 1 { flags |= Flag.single }
         var body = payload.bytes
-        if body.count >= Self.deflateThreshold {
-            let deflated = Deflate.deflate(body)
+        if body.count >= Self.deflateThreshold, let deflated = RawDeflate.compress(body) {
             var packed = ByteWriter()
             packed.write(varint: UInt64(body.count))
             packed.write(raw: deflated)
@@ -171,14 +170,20 @@ struct DeltaFile: Hashable, Sendable {
             let sender = try reader.readReplica("sender")
             guard sender.rawValue != 0 else { throw DecodingError.malformed("sender replica 0 is reserved", at: reader.offset - 8) }
             var next = try reader.readVarint("sender's first counter")
+            let payloadStart = reader.offset
             var payload = ByteReader(Array(try reader.readBytes(reader.remaining, "payload")))
             if flags & Flag.deflated != 0 {
                 let size = try payload.readVarint("payload size")
                 guard size <= UInt64(maximumPayload) else {
                     throw DecodingError.malformed("payload of \(size) bytes exceeds the limit \(maximumPayload)", at: payload.offset)
                 }
+                let streamStart = payloadStart + payload.offset
                 let stream = try payload.readBytes(payload.remaining, "deflated payload")
-                payload = ByteReader(try Inflate.inflate(stream, count: Int(size)))
+                do throws(DecodingError) {
+                    payload = ByteReader(try RawDeflate.decompress(stream, count: Int(size)))
+                } catch {
+                    throw DecodingError(offset: streamStart + error.offset, problem: "payload: \(error.problem)", endsEarly: error.endsEarly)
+                }
             }
             if flags & Flag.sections != 0 {
                 // Extensions of later versions; this one defines none, so it skips them all.

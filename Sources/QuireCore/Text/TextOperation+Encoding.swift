@@ -1,7 +1,7 @@
 /// The compact binary form of text operations: what a delta carries.
 ///
 /// ```
-/// replicas   varint (n << 1 | deflated), then n × 8-byte little-endian replica IDs
+/// replicas   varint (n << 1), then n × 8-byte little-endian replica IDs
 /// operations varint m, then m × operation
 /// operation  flags byte · replica index · counter (signed, from the end of the replica's
 ///            previous operation) · length · (insertion | deletion)
@@ -9,18 +9,19 @@
 /// deletion   target
 /// reference  same replica: varint distance back from the operation's counter;
 ///            other replica: replica index · counter
-/// content    the rest: every insertion's UTF-8, concatenated in operation order — as it
-///            is, or, when the `deflated` bit is set, one raw DEFLATE stream (RFC 1951)
-///            that inflates to exactly the sum of the insertions' UTF-8 lengths
+/// content    the rest: every insertion's UTF-8, concatenated in operation order, exactly
+///            the sum of the insertions' UTF-8 lengths
 /// ```
 ///
-/// All integers are LEB128 varints. Content of at least 1 KiB is deflated when that makes
-/// it smaller (English text shrinks to about 30 %); a keystroke's stays as it is, so a
-/// one-character keystroke encodes in about 20 bytes, the replica table included.
+/// All integers are LEB128 varints. The content is never compressed here: compression is
+/// the container's (a delta file deflates its whole payload with zlib), and the core does
+/// no I/O and links no C library. The replica count's low bit is reserved: earlier builds
+/// set it on a deflated content column, which this one refuses (no store or delta file
+/// holds such an encoding: they always share a table, and that form was never deflated).
+/// A one-character keystroke encodes in about 20 bytes, the replica table included.
 /// Decoding checks every count and length against the bytes that remain, checks the
-/// content's declared size against ``maximumContentLength`` and against what the deflated
-/// bytes can possibly produce before allocating it, inflates with bounds checks, and
-/// validates UTF-8; it throws ``TextError/malformed(_:)`` on bad input.
+/// content's size against ``maximumContentLength``, and validates UTF-8; it throws
+/// ``TextError/malformed(_:)`` on bad input.
 public enum TextOperationCoding {
     /// The most operations or characters in one decoded operation run.
     public static let maximumRunLength = 1 << 24
@@ -34,13 +35,9 @@ public enum TextOperationCoding {
         // deletion
         static let backward: UInt8 = 1 << 1
         static let targetOther: UInt8 = 1 << 2
-        // the replica count's low bit
+        // the replica count's low bit: a deflated content column (earlier builds), refused
         static let deflatedContent: UInt64 = 1
     }
-
-    /// Content at least this long is deflated (when that makes it smaller); shorter
-    /// content, a keystroke's for one, is stored as it is.
-    static let deflateThreshold = 1024
 
     /// The most UTF-8 bytes of inserted text one encoding may carry: the declared size of
     /// the content column is checked against it before anything is allocated.
@@ -71,9 +68,9 @@ public enum TextOperationCoding {
     ///
     /// - Parameters:
     ///   - shared: A replica table the reader already has (a change's, say), holding
-    ///     every replica the operations name. The encoding then has no header at all —
-    ///     no table, and the content as it is (the container compresses, if anything) —
-    ///   `nil` to carry a table.
+    ///     every replica the operations name. The encoding then has no header at all, no
+    ///     table; `nil` to carry a table. Either way the content is as it is: the
+    ///     container compresses, if anything.
     ///   - counterBase: Where counters start from, as the reader will know it (a change's
     ///     first counter, say): each replica's first counter is written relative to it.
     public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0) -> [UInt8] {
@@ -82,14 +79,9 @@ public enum TextOperationCoding {
         for (position, replica) in replicas.enumerated() where index[replica] == nil { index[replica] = position }
         var content: [UInt8] = []
         for case .insert(let insertion) in operations { content.append(contentsOf: insertion.utf8) }
-        var packed: [UInt8]?
-        if shared == nil, content.count >= deflateThreshold {
-            let deflated = Deflate.deflate(content)
-            if deflated.count < content.count { packed = deflated }
-        }
         var writer = ByteWriter()
         if shared == nil {
-            writer.write(varint: UInt64(replicas.count) << 1 | (packed == nil ? 0 : Flag.deflatedContent))
+            writer.write(varint: UInt64(replicas.count) << 1)
             for replica in replicas {
                 writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
             }
@@ -122,7 +114,7 @@ public enum TextOperationCoding {
                 }
             }
         }
-        writer.write(raw: packed ?? content)
+        writer.write(raw: content)
         return writer.bytes
     }
 
@@ -138,7 +130,11 @@ public enum TextOperationCoding {
             guard table >> 1 <= 1 << 16, replicaCount * 8 <= reader.remaining else {
                 throw DecodingError.malformed("replica table of \(table >> 1) entries does not fit", at: 0)
             }
-            let isDeflated = table & Flag.deflatedContent != 0
+            guard table & Flag.deflatedContent == 0 else {
+                throw DecodingError.malformed(
+                    "the content column is deflated, as builds before compression moved to the containers wrote it; "
+                        + "encode the operations again with this build (encodedOperations(since:))", at: 0)
+            }
             var replicas: [ReplicaID] = []
             replicas.reserveCapacity(replicaCount)
             for _ in 0..<replicaCount {
@@ -240,7 +236,7 @@ public enum TextOperationCoding {
                     operations.append(.delete(TextDeletion(id: id, target: target, length: Int(length), isBackward: backward)))
                 }
             }
-            try fillContent(of: &operations, byteCounts: byteCounts, total: contentLength, deflated: isDeflated, from: &reader)
+            try fillContent(of: &operations, byteCounts: byteCounts, total: contentLength, from: &reader)
             return operations
         } catch {
             throw TextError.malformed(error)
@@ -250,27 +246,15 @@ public enum TextOperationCoding {
     /// Reads the content column — the rest of the input — and gives each insertion its
     /// UTF-8, checking that it is valid and holds the insertion's characters.
     private static func fillContent(
-        of operations: inout [TextOperation], byteCounts: [Int], total: Int, deflated: Bool, from reader: inout ByteReader
+        of operations: inout [TextOperation], byteCounts: [Int], total: Int, from reader: inout ByteReader
     ) throws(DecodingError) {
         let start = reader.offset
         let column = try reader.readBytes(reader.remaining, "content")
-        let content: [UInt8]
-        if deflated {
-            guard total <= column.count.multipliedReportingOverflow(by: Inflate.maximumRatio).partialValue else {
-                throw DecodingError(offset: start, problem: "\(column.count) deflated bytes cannot hold \(total) bytes of text", endsEarly: true)
-            }
-            do throws(DecodingError) {
-                content = try Inflate.inflate(column, count: total)
-            } catch {
-                throw DecodingError(offset: start + error.offset, problem: "content: \(error.problem)", endsEarly: error.endsEarly)
-            }
-        } else {
-            guard column.count == total else {
-                throw DecodingError(offset: start, problem: "content is \(column.count) bytes, the insertions need \(total)",
-                                    endsEarly: column.count < total)
-            }
-            content = Array(column)
+        guard column.count == total else {
+            throw DecodingError(offset: start, problem: "content is \(column.count) bytes, the insertions need \(total)",
+                                endsEarly: column.count < total)
         }
+        let content = Array(column)
         let ascii = UTF8Scan.isASCII(content)
         guard ascii || String(validating: content, as: UTF8.self) != nil else {
             throw DecodingError.malformed("inserted text is not UTF-8", at: start)

@@ -1,5 +1,5 @@
 import Foundation
-import Quire
+@testable import Quire
 import QuireCore
 import QuireTestSupport
 import Testing
@@ -172,6 +172,49 @@ struct DeltaRefusalTests {
         // A field value claiming 16 MiB and more.
         let change: [UInt8] = [0x09, 0x00, 0x00, 0x00, 0x01] + [0x80, 0x80, 0x80, 0x10]
         try expectRefusal(file(change), into: receiver, mentioning: "malformed")
+    }
+
+    /// `delta` (a file whose payload is not deflated) with its payload replaced by `stream`
+    /// of it, declared as `size` of its length, resealed.
+    private func deflating(_ delta: [UInt8], declaring size: (Int) -> Int = { $0 },
+                           stream: ([UInt8]) throws -> [UInt8] = { try #require(RawDeflate.compress($0)) }) throws -> [UInt8] {
+        #expect(delta[2] & 1 == 0)
+        var headerEnd = 3 + (delta[2] & 2 != 0 ? StoreID.byteCount : 0) + 8
+        while delta[headerEnd] & 0x80 != 0 { headerEnd += 1 }
+        headerEnd += 1  // the sender's first counter
+        let payload = Array(delta[headerEnd..<(delta.count - 4)])
+        var writer = ByteWriter()
+        writer.write(raw: Array(delta[..<headerEnd]))
+        writer.write(varint: UInt64(size(payload.count)))
+        writer.write(raw: try stream(payload))
+        var bytes = writer.bytes + [0, 0, 0, 0]
+        bytes[2] |= 1
+        return resealed(bytes)
+    }
+
+    @Test("a deflated payload that is truncated, garbage, of the wrong size, followed by other bytes or a bomb is refused, naming the problem")
+    func malformedDeflatedPayload() throws {
+        let (replicas, _, receiver, delta) = try setUp()
+        defer { replicas.close() }
+        let compress = { (bytes: [UInt8]) throws -> [UInt8] in try #require(RawDeflate.compress(bytes)) }
+        try expectRefusal(try deflating(delta, stream: { Array(try compress($0).dropLast(2)) }), into: receiver,
+                          mentioning: "payload: input ends inside deflate stream")
+        try expectRefusal(try deflating(delta, stream: { _ in [0x07, 0x01, 0x02] }), into: receiver,
+                          mentioning: "payload: deflate stream: invalid block type")
+        try expectRefusal(try deflating(delta, declaring: { $0 - 5 }), into: receiver,
+                          mentioning: "payload: deflate stream inflates to more than")
+        try expectRefusal(try deflating(delta, declaring: { $0 + 1 }), into: receiver,
+                          mentioning: "bytes, not")
+        try expectRefusal(try deflating(delta, stream: { try compress($0) + [0xAB] }), into: receiver,
+                          mentioning: "payload: 1 bytes after the end of the deflate stream")
+        // A few bytes declaring 100 MiB (within the 1 GiB limit): refused before allocating.
+        try expectRefusal(try deflating(delta, declaring: { _ in 100 << 20 }), into: receiver,
+                          mentioning: "cannot inflate to 104857600 bytes")
+        // A real bomb: 64 MiB of zeros declared as the payload's size; inflation stops there.
+        try expectRefusal(try deflating(delta, stream: { _ in try compress([UInt8](repeating: 0, count: 64 << 20)) }), into: receiver,
+                          mentioning: "inflates to more than")
+        // The control: the payload deflated as it should be imports.
+        #expect(try receiver.importDelta(try deflating(delta)).applied.count == 1)
     }
 
     @Test("a file of another store's lineage is refused")
