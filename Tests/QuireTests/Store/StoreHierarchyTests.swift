@@ -55,6 +55,40 @@ struct StoreHierarchyTests {
         }
     }
 
+    @Test("past the old limits: 3,000 inserts at index 1, each in its own write, and 3,000 drags of the last clue to index 1; order kept across reopening")
+    func oneSpotPastTheOldLimit() throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let store = replicas[0]
+        let (deck, first) = try store.write { tx throws in
+            let deck = try tx.insert(Folder(name: "Deck"))
+            return (deck, try tx.insert(File(name: "first"), under: deck))
+        }
+        var inserted: [RecordID] = []
+        for index in 0..<3_000 {
+            inserted.append(try store.write { tx in try tx.insert(File(name: "card \(index)"), under: deck, at: 1) })
+        }
+        let note = try store.write { tx throws in
+            let note = try tx.insert(Folder(name: "Note"))
+            for clue in 0..<3 { try tx.insert(File(name: "clue \(clue)"), under: note) }
+            return note
+        }
+        for _ in 0..<3_000 {
+            try store.write { tx in try tx.move(tx.children(of: note).last!, to: note, at: 1) }
+        }
+        let clues = try store.read { tx in tx.children(of: note) }
+        for reopening in [false, true] {
+            let store = reopening ? try replicas.reopen(0) : replicas[0]
+            try store.read { tx in
+                #expect(tx.children(of: deck) == [first] + inserted.reversed())
+                #expect(tx.children(of: note) == clues)
+            }
+            #expect(try store.positionKeyLengths(ofChildrenOf: deck).max()! <= 16)
+            #expect(try store.positionKeyLengths(ofChildrenOf: note).max()! <= 16)
+        }
+        #expect(try replicas[0].verify().isHealthy)
+    }
+
     @Test("move and reorder change parent and sibling order; path and subtree follow")
     func moveAndReorder() throws {
         let replicas = try Replicas(1)
