@@ -166,7 +166,7 @@ struct AutosaveBenchmark {
     // MARK: Opening a whole document
 
     /// The median time to open a store holding the whole trace's document and read its
-    /// text (the store typed through the store API in batches of patches per write).
+    /// text. The store is typed as autosave types: one write per patch of the trace.
     private func openAndRead() throws -> (Double, String) {
         let path = try makeDirectory("document")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -175,19 +175,13 @@ struct AutosaveBenchmark {
         let content = try Store.withStore(at: path, options: options) { store in
             let file = try store.write { tx in try tx.insert(BenchFile(name: "paper")) }
             let content = file.text("content")
-            let patches = trace.transactions.flatMap(\.patches)
-            var next = 0
-            while next < patches.count {
-                let batch = patches[next..<min(next + 4_096, patches.count)]
+            for patch in trace.transactions.lazy.flatMap(\.patches) {
                 try store.write { tx in
-                    for patch in batch {
-                        if patch.deleteCount > 0 {
-                            try tx.delete(patch.position..<patch.position + patch.deleteCount, in: content)
-                        }
-                        if !patch.text.isEmpty { try tx.insert(patch.text, at: patch.position, in: content) }
+                    if patch.deleteCount > 0 {
+                        try tx.delete(patch.position..<patch.position + patch.deleteCount, in: content)
                     }
+                    if !patch.text.isEmpty { try tx.insert(patch.text, at: patch.position, in: content) }
                 }
-                next += batch.count
             }
             return content
         }

@@ -38,6 +38,13 @@ struct DeltaBenchmark {
         var delta_deflated_bytes: Int
         var export_ms: Double
         var import_ms: Double
+        /// The per-keystroke history's store, closed: the size of its `data.mdb`.
+        var store_bytes_after_typing: Int
+        /// Opening that store and reading the text, median over runs.
+        var open_and_read_ms: Double
+        /// A new, empty store syncing from a folder that holds the whole per-keystroke
+        /// history (`Store.sync(folder:)`) and reading the text, median over runs.
+        var sync_catch_up_ms: Double
         var keystroke_file_bytes: Double
         var keystrokes: Int
         var batch: Int
@@ -62,6 +69,10 @@ struct DeltaBenchmark {
         var text: TextID
         var exportTimes: [Double]
         var sourceText: String
+        /// Set when the history was asked to measure its store (``measureStore``).
+        var storeBytes = 0
+        var openTimes: [Double] = []
+        var syncTimes: [Double] = []
     }
 
     func run() throws -> Result {
@@ -69,7 +80,7 @@ struct DeltaBenchmark {
             throw BenchmarkFailure("the delta benchmark needs a sequential trace")
         }
         let perTransaction = try history(
-            groups: trace.transactions.map { $0.patches[...] }, name: "history")
+            groups: trace.transactions.map { $0.patches[...] }, name: "history", measuringStore: true)
         let patches = trace.transactions.flatMap(\.patches)
         let batches = stride(from: 0, to: patches.count, by: batch).map { patches[$0..<min($0 + batch, patches.count)] }
         let batched = try history(groups: batches, name: "batched")
@@ -83,6 +94,8 @@ struct DeltaBenchmark {
             trace: traceName, ops: trace.patchCount, runs: runs, changes: perTransaction.changes,
             delta_bytes: perTransaction.file.count, delta_deflated_bytes: Self.deflatedSize(of: perTransaction.file),
             export_ms: Timing.median(perTransaction.exportTimes), import_ms: importTime,
+            store_bytes_after_typing: perTransaction.storeBytes, open_and_read_ms: Timing.median(perTransaction.openTimes),
+            sync_catch_up_ms: Timing.median(perTransaction.syncTimes),
             keystroke_file_bytes: keystrokeBytes, keystrokes: keystrokeCount, batch: min(batch, patches.count),
             batched_changes: batched.changes, batched_delta_bytes: batched.file.count,
             batched_delta_deflated_bytes: Self.deflatedSize(of: batched.file), batched_import_ms: batchedImportTime,
@@ -99,8 +112,10 @@ struct DeltaBenchmark {
     // MARK: Building a history
 
     /// Types the trace into a fresh store, one change per group of patches, and exports
-    /// the whole history (`runs` times, for the export time).
-    private func history(groups: [ArraySlice<EditingTrace.Patch>], name: String) throws -> History {
+    /// the whole history (`runs` times, for the export time). When `measuringStore`, also
+    /// measures the closed store's size, opening it and reading the text, and a new store
+    /// catching up through a sync folder that holds the whole history.
+    private func history(groups: [ArraySlice<EditingTrace.Patch>], name: String, measuringStore: Bool = false) throws -> History {
         let path = try makeDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var options = Store.Options()
@@ -126,11 +141,51 @@ struct DeltaBenchmark {
                 }
             }
             let changes = try store.statistics().changeCount
+            var history = History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
+            let folder = path + "-sync"
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            if measuringStore { try store.sync(folder: folder) }
             try store.close()
-            return History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
+            if measuringStore {
+                try measure(storeAt: path, syncFolder: folder, into: &history)
+            }
+            return history
         } catch {
             try? store.close()
             throw error
+        }
+    }
+
+    /// The closed store's size; opening it and reading the text; a new store syncing
+    /// everything from `folder` and reading the text. Each timed `runs` times.
+    private func measure(storeAt path: String, syncFolder folder: String, into history: inout History) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")
+        history.storeBytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
+        for run in 0..<runs {
+            var opened: Store?
+            var text = ""
+            history.openTimes.append(try Timing.milliseconds {
+                let store = try Store(directory: path)
+                opened = store
+                text = try store.read { tx in try tx.string(of: history.text) }
+            })
+            try opened?.close()
+            guard text == history.sourceText else { throw BenchmarkFailure("the reopened store reads another text") }
+
+            let newcomer = try makeDirectory("newcomer-\(run)")
+            defer { try? FileManager.default.removeItem(atPath: newcomer) }
+            let store = try Store(directory: newcomer)
+            do {
+                history.syncTimes.append(try Timing.milliseconds {
+                    try store.sync(folder: folder)
+                    text = try store.read { tx in try tx.string(of: history.text) }
+                })
+                try store.close()
+            } catch {
+                try? store.close()
+                throw error
+            }
+            guard text == history.sourceText else { throw BenchmarkFailure("the store that caught up reads another text") }
         }
     }
 
