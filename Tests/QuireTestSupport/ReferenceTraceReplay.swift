@@ -48,3 +48,24 @@ extension EditingTrace {
         return result
     }
 }
+
+/// Every operation of `text`'s history one character at a time: (id, left origin or
+/// deleted target, right parent), so two histories compare whatever their runs.
+public func characterOperations(_ text: ReplicatedText) -> Set<String> {
+    var result = Set<String>()
+    for operation in text.operations(since: VersionVector()) {
+        switch operation {
+        case .insert(let insertion):
+            for k in 0..<insertion.length {
+                let left = k == 0 ? insertion.originLeft.map { "\($0)" } ?? "start" : "\(insertion.id.advanced(by: UInt64(k - 1)))"
+                result.insert("insert \(insertion.id.advanced(by: UInt64(k))) after \(left) before \(insertion.rightParent.map { "\($0)" } ?? "end")")
+            }
+        case .delete(let deletion):
+            for k in 0..<deletion.length {
+                let target = deletion.isBackward ? deletion.target.counter - UInt64(k) : deletion.target.counter + UInt64(k)
+                result.insert("delete \(deletion.id.advanced(by: UInt64(k))) of \(deletion.target.replica):\(target)")
+            }
+        }
+    }
+    return result
+}

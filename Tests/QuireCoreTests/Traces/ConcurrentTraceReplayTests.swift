@@ -79,6 +79,8 @@ struct ConcurrentTraceReplayTests {
         let replica = try engine.run(progress: nil, progressStride: 1)
         #expect(engine.finalText == replica.string)
         #expect(replica.invariantViolations.isEmpty)
+        // The same operations (IDs, origins, targets) as the per-agent replicas made.
+        #expect(characterOperations(replica) == characterOperations(try trace.referenceReplay()))
     }
 
     @Test("the comparison catches a wrong replay: one that ignores concurrency")
