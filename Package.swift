@@ -56,7 +56,7 @@ let package = Package(
 
         // Shared by the test targets: temporary directories, locating built products,
         // running child processes, threads.
-        .target(name: "QuireTestSupport", path: "Tests/QuireTestSupport"),
+        .target(name: "QuireTestSupport", dependencies: ["QuireCore"], path: "Tests/QuireTestSupport"),
         .testTarget(
             name: "LMDBTests",
             dependencies: ["LMDB", "QuireCore", "QuireTestSupport", "lmdb-test-writer"]

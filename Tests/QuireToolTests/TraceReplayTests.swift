@@ -24,12 +24,37 @@ struct TraceReplayTests {
         #expect(files(in: "conformance/fuguemax").count == 60)
         #expect(files(in: "traces/sequential").count == 5)
         #expect(files(in: "traces/concurrent").count == 2)
+        #expect(files(in: "traces/many-replicas").count == 1)
     }
 
     @Test("every conformance case replays to its endContent", arguments: files(in: "conformance/diamond-types") + files(in: "conformance/fuguemax"))
     func conformance(path: String) throws {
         let trace = try TraceFile.load(path)
-        #expect(try trace.replay().string == trace.endContent)
+        let text = try trace.replay().string
+        #expect(text == trace.endContent)
+        #expect(text == (try trace.referenceReplay().string), "differs from the per-agent reference replay")
+    }
+
+    @Test("every concurrent trace replays on one document to the per-agent reference's text and its endContent", arguments: files(in: "traces/concurrent"))
+    func concurrentTraceMatchesReference(path: String) throws {
+        let trace = try TraceFile.load(path)
+        let replica = try trace.replay()
+        let reference = try trace.referenceReplay()
+        #expect(replica.string == trace.endContent)
+        #expect(replica.string == reference.string)
+        #expect(replica.version == reference.version)
+        // The same operations (IDs, origins, targets), whatever their runs.
+        #expect(characterOperations(replica) == characterOperations(reference))
+    }
+
+    /// The per-agent reference takes over 12 minutes here (one replica per transaction),
+    /// so only `endContent` is checked; the history is the concurrent friendsforever one.
+    @Test("the many-replicas trace (one agent per transaction) replays to its endContent", arguments: files(in: "traces/many-replicas"))
+    func manyReplicas(path: String) throws {
+        let trace = try TraceFile.load(path)
+        let replica = try trace.replay()
+        #expect(replica.string == trace.endContent)
+        #expect(replica.pendingCount == 0)
     }
 
     @Test("the smaller traces (sequential and concurrent) replay to their endContent", arguments: [

@@ -66,10 +66,13 @@ public struct EditingTrace: Sendable {
     /// Replays the trace and returns a replica holding the final document (all
     /// transactions merged).
     ///
-    /// Sequential traces are applied as local edits of replica 1. Concurrent traces give
-    /// each agent its own replica; before each transaction that replica is brought to
-    /// exactly the version its parents name (by merging the other replicas' operations),
-    /// and the patches are applied there as local edits.
+    /// Sequential traces are applied as local edits of replica 1. Concurrent traces are
+    /// replayed on one document that moves between versions (``ConcurrentTraceReplay``,
+    /// after Eg-walker): each transaction's patches apply at exactly the version its
+    /// parents name, with the IDs, origins and targets a replica of its agent at that
+    /// version would give them, and the resulting operations are applied once, in trace
+    /// order, to the returned replica. Time and memory grow with the history, not with
+    /// agents × document.
     ///
     /// - Throws: ``TraceError`` when a patch does not fit the document it applies to or
     ///   the DAG is inconsistent.
@@ -95,37 +98,8 @@ public struct EditingTrace: Sendable {
     }
 
     private func replayConcurrent(_ progress: ((Int, Int) -> Void)?) throws -> ReplicatedText {
-        var replicas: [Int: ReplicatedText] = [:]
-        var versions: [VersionVector] = []
-        versions.reserveCapacity(transactions.count)
-        for (index, transaction) in transactions.enumerated() {
-            var target = VersionVector()
-            for parent in transaction.parents {
-                guard parent >= 0, parent < index else {
-                    throw TraceError.badParent(transaction: index, parent: parent)
-                }
-                target.formUnion(versions[parent])
-            }
-            let text = replicas[transaction.agent] ?? ReplicatedText(replica: Self.replica(ofAgent: transaction.agent))
-            replicas[transaction.agent] = text
-            // Bring the agent's replica to exactly the parents' version.
-            for other in replicas.values where other !== text {
-                let missing = other.operations(since: text.version, upTo: target)
-                if !missing.isEmpty { try text.apply(missing) }
-            }
-            guard text.version == target else {
-                throw TraceError.inconsistentHistory(transaction: index, expected: target, found: text.version)
-            }
-            try apply(transaction.patches, to: text, transaction: index)
-            versions.append(text.version)
-            if let progress, index % Self.progressStride == 0 { progress(index, transactions.count) }
-        }
-        progress?(transactions.count, transactions.count)
-        let result = ReplicatedText(replica: ReplicaID(0))
-        for agent in replicas.keys.sorted() {
-            if let replica = replicas[agent] { result.merge(replica) }
-        }
-        return result
+        var replay = ConcurrentTraceReplay(trace: self)
+        return try replay.run(progress: progress, progressStride: Self.progressStride)
     }
 
     private func apply(_ patches: [Patch], to text: ReplicatedText, transaction: Int) throws {
