@@ -58,9 +58,7 @@ struct DeltaChange: Hashable, Sendable {
     var endCounter: UInt64 { id.counter + count }
 
     private enum Flag {
-        static let fromSender: UInt8 = 1
-        static let table: UInt8 = 2
-        static let dependencies: UInt8 = 4
+        // Bits 1, 2 and 4 are the header's (DeltaUnitHeader.Flag).
         static let single: UInt8 = 8
         static let kindShift: UInt8 = 4
     }
@@ -213,31 +211,9 @@ struct DeltaChange: Hashable, Sendable {
     /// - Parameter last: Whether nothing follows the change (then its last text
     ///   operations run to the end, unprefixed).
     func encode(into writer: inout ByteWriter, sender: ReplicaID?, last: Bool) {
-        var index: [ReplicaID: Int] = [:]
-        for (position, replica) in table.enumerated() { index[replica] = position }
-        let dependencies = dependencies.counters.sorted { $0.key < $1.key }
-        var flags: UInt8 = 0
-        if id.replica == sender { flags |= Flag.fromSender }
-        if table.count > 1 { flags |= Flag.table }
-        if !dependencies.isEmpty { flags |= Flag.dependencies }
-        if operations.count == 1 { flags |= Flag.single | Self.kind(of: operations[0]) << Flag.kindShift }
-        writer.write(byte: flags)
-        if id.replica != sender {
-            writer.write(replica: id.replica)
-            writer.write(varint: id.counter)
-        }
-        writer.write(signedVarint: Int64(bitPattern: lamport &- id.counter))
-        if table.count > 1 {
-            writer.write(varint: UInt64(table.count - 1))
-            for replica in table.dropFirst() { writer.write(replica: replica) }
-        }
-        if !dependencies.isEmpty {
-            writer.write(varint: UInt64(dependencies.count))
-            for (replica, counter) in dependencies {
-                writer.write(varint: UInt64(index[replica]!))
-                writer.write(varint: counter)
-            }
-        }
+        let unitFlags = operations.count == 1 ? Flag.single | Self.kind(of: operations[0]) << Flag.kindShift : 0
+        let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters)
+            .encode(into: &writer, sender: sender, unitFlags: unitFlags)
         if operations.count != 1 { writer.write(varint: UInt64(operations.count)) }
         for (position, operation) in operations.enumerated() {
             if operations.count != 1 { writer.write(byte: Self.kind(of: operation)) }
@@ -280,39 +256,9 @@ struct DeltaChange: Hashable, Sendable {
         guard flags & Flag.single != 0 || flags >> Flag.kindShift == 0, flags >> Flag.kindShift <= Kind.tree else {
             throw .malformed("unknown change flags \(flags)", at: flagsAt)
         }
-        let id: ChangeID
-        if flags & Flag.fromSender != 0 {
-            guard let sender else { throw .malformed("a change from the sender in a file without one", at: flagsAt) }
-            id = ChangeID(replica: sender, counter: nextSenderCounter)
-        } else {
-            id = ChangeID(replica: try reader.readReplica("change replica"), counter: try reader.readVarint("first counter"))
-        }
-        guard id.replica.rawValue != 0 else { throw .malformed("replica 0 is reserved", at: flagsAt) }
-        let lamportAt = reader.offset
-        let (lamport, overflow) = Int64(bitPattern: id.counter).addingReportingOverflow(try reader.readSignedVarint("lamport time"))
-        guard !overflow, lamport >= 0 else { throw .malformed("impossible lamport time", at: lamportAt) }
-        var table = [id.replica]
-        if flags & Flag.table != 0 {
-            let others = try reader.readCount("replica table", limit: Change.maximumCount, minimumElementSize: 8)
-            for _ in 0..<others {
-                let replica = try reader.readReplica("replica")
-                guard replica.rawValue != 0, !table.contains(replica) else {
-                    throw .malformed("replica table repeats \(replica) or names replica 0", at: reader.offset - 8)
-                }
-                table.append(replica)
-            }
-        }
-        var dependencies: [ReplicaID: UInt64] = [:]
-        if flags & Flag.dependencies != 0 {
-            let count = try reader.readCount("dependency count", limit: Change.maximumCount, minimumElementSize: 2)
-            for _ in 0..<count {
-                let replica = try reader.readReplica(in: table, "dependency replica")
-                guard replica != id.replica, dependencies[replica] == nil else {
-                    throw .malformed("duplicate dependency on \(replica)", at: reader.offset)
-                }
-                dependencies[replica] = try reader.readVarint("dependency counter")
-            }
-        }
+        let header = try DeltaUnitHeader.decode(
+            from: &reader, flags: flags, flagsAt: flagsAt, unit: "change", sender: sender, nextSenderCounter: nextSenderCounter)
+        let (id, lamport, table, dependencies) = (header.id, header.lamport, header.table, header.dependencies)
         let operationCount = flags & Flag.single != 0
             ? 1 : try reader.readCount("operation count", limit: Change.maximumCount, minimumElementSize: 2)
         guard operationCount > 0 else { throw .malformed("change \(id) has no operations", at: reader.offset) }
@@ -359,7 +305,7 @@ struct DeltaChange: Hashable, Sendable {
                 throw .malformed("unknown operation kind \(kind)", at: reader.offset - 1)
             }
         }
-        if id.replica == sender, flags & Flag.fromSender != 0 { nextSenderCounter = id.counter + UInt64(operationCount) }
+        if id.replica == sender, flags & DeltaUnitHeader.Flag.fromSender != 0 { nextSenderCounter = id.counter + UInt64(operationCount) }
         return DeltaChange(
             id: id, lamport: UInt64(lamport), dependencies: VersionVector(dependencies), table: table, operations: operations)
     }

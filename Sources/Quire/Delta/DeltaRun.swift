@@ -264,9 +264,7 @@ struct DeltaRun: Hashable, Sendable {
     // MARK: Encoding
 
     private enum Flag {
-        static let fromSender: UInt8 = 1
-        static let table: UInt8 = 2
-        static let dependencies: UInt8 = 4
+        // Bits 1, 2 and 4 are the header's (DeltaUnitHeader.Flag).
         static let run: UInt8 = 64
     }
 
@@ -276,30 +274,8 @@ struct DeltaRun: Hashable, Sendable {
     /// Writes the run (see the type's documentation); a run of `sender` leaves out its
     /// replica and first counter.
     func encode(into writer: inout ByteWriter, sender: ReplicaID?, last: Bool) {
-        var index: [ReplicaID: Int] = [:]
-        for (position, replica) in table.enumerated() { index[replica] = position }
-        let dependencies = dependencies.counters.sorted { $0.key < $1.key }
-        var flags = Flag.run
-        if id.replica == sender { flags |= Flag.fromSender }
-        if table.count > 1 { flags |= Flag.table }
-        if !dependencies.isEmpty { flags |= Flag.dependencies }
-        writer.write(byte: flags)
-        if id.replica != sender {
-            writer.write(replica: id.replica)
-            writer.write(varint: id.counter)
-        }
-        writer.write(signedVarint: Int64(bitPattern: lamport &- id.counter))
-        if table.count > 1 {
-            writer.write(varint: UInt64(table.count - 1))
-            for replica in table.dropFirst() { writer.write(replica: replica) }
-        }
-        if !dependencies.isEmpty {
-            writer.write(varint: UInt64(dependencies.count))
-            for (replica, counter) in dependencies {
-                writer.write(varint: UInt64(index[replica]!))
-                writer.write(varint: counter)
-            }
-        }
+        let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters)
+            .encode(into: &writer, sender: sender, unitFlags: Flag.run)
         writer.write(varint: count)
         for values in [lamportSteps, lengths] {
             writer.write(varint: UInt64(values.count))
@@ -324,42 +300,13 @@ struct DeltaRun: Hashable, Sendable {
     ) throws(DecodingError) -> DeltaRun {
         let flagsAt = reader.offset
         let flags = try reader.readByte("run flags")
-        guard flags & ~(Flag.run | Flag.fromSender | Flag.table | Flag.dependencies) == 0 else {
+        guard flags & ~(Flag.run | DeltaUnitHeader.Flag.all) == 0 else {
             throw .malformed("unknown run flags \(flags)", at: flagsAt)
         }
-        let id: ChangeID
-        if flags & Flag.fromSender != 0 {
-            guard let sender else { throw .malformed("a run from the sender in a file without one", at: flagsAt) }
-            id = ChangeID(replica: sender, counter: nextSenderCounter)
-        } else {
-            id = ChangeID(replica: try reader.readReplica("run replica"), counter: try reader.readVarint("first counter"))
-        }
-        guard id.replica.rawValue != 0 else { throw .malformed("replica 0 is reserved", at: flagsAt) }
-        let lamportAt = reader.offset
-        let (lamport, overflow) = Int64(bitPattern: id.counter).addingReportingOverflow(try reader.readSignedVarint("lamport time"))
-        guard !overflow, lamport >= 0, id.counter <= UInt64(Int64.max) else { throw .malformed("impossible lamport time", at: lamportAt) }
-        var table = [id.replica]
-        if flags & Flag.table != 0 {
-            let others = try reader.readCount("replica table", limit: Change.maximumCount, minimumElementSize: 8)
-            for _ in 0..<others {
-                let replica = try reader.readReplica("replica")
-                guard replica.rawValue != 0, !table.contains(replica) else {
-                    throw .malformed("replica table repeats \(replica) or names replica 0", at: reader.offset - 8)
-                }
-                table.append(replica)
-            }
-        }
-        var dependencies: [ReplicaID: UInt64] = [:]
-        if flags & Flag.dependencies != 0 {
-            let count = try reader.readCount("dependency count", limit: Change.maximumCount, minimumElementSize: 2)
-            for _ in 0..<count {
-                let replica = try reader.readReplica(in: table, "dependency replica")
-                guard replica != id.replica, dependencies[replica] == nil else {
-                    throw .malformed("duplicate dependency on \(replica)", at: reader.offset)
-                }
-                dependencies[replica] = try reader.readVarint("dependency counter")
-            }
-        }
+        let header = try DeltaUnitHeader.decode(
+            from: &reader, flags: flags, flagsAt: flagsAt, unit: "run", sender: sender, nextSenderCounter: nextSenderCounter)
+        let (id, lamport, table, dependencies, lamportAt) = (header.id, header.lamport, header.table, header.dependencies, header.lamportAt)
+        guard id.counter <= UInt64(Int64.max) else { throw .malformed("impossible lamport time", at: lamportAt) }
         let countAt = reader.offset
         let count = try reader.readVarint("run length")
         guard count >= 2, count <= UInt64(maximumChanges) else {
@@ -377,7 +324,7 @@ struct DeltaRun: Hashable, Sendable {
             ? try reader.readBytes(reader.remaining, "text operations")
             : try reader.readLengthPrefixed("text operations", limit: reader.remaining)
         guard !bytes.isEmpty else { throw .malformed("empty text operations", at: reader.offset) }
-        if id.replica == sender, flags & Flag.fromSender != 0 { nextSenderCounter = id.counter + count }
+        if id.replica == sender, flags & DeltaUnitHeader.Flag.fromSender != 0 { nextSenderCounter = id.counter + count }
         return DeltaRun(
             id: id, lamport: UInt64(lamport), lamportSteps: steps, lengths: lengths, count: count,
             dependencies: VersionVector(dependencies), table: table, record: record, field: field, encoded: Array(bytes))
