@@ -3,10 +3,11 @@
 /// currently looks at.
 ///
 /// Items are numbered densely in the order they were created; the list holds those
-/// numbers in chunks of at most ``maximumChunk`` with per-chunk counts of items and of
-/// prepare-visible items, so finding the `p`-th visible item or the document index of an
-/// item is O(√n) (walk the chunk counts, then one chunk), and inserting is O(√n) plus the
-/// items moved within one chunk.
+/// numbers in chunks of at most ``maximumChunk``. Two Fenwick trees over the chunks in
+/// document order count their items and their prepare-visible items, so finding the
+/// `p`-th visible item or the document index of an item is O(log *c*) for *c* chunks plus
+/// a walk through one chunk; a split (every ~128 inserts into one chunk) rebuilds the
+/// trees in O(*c*).
 ///
 /// Internal to ``EditingTrace/replay(progress:)``; no I/O.
 struct ReplayItemList {
@@ -39,6 +40,9 @@ struct ReplayItemList {
     private(set) var state: [Int32] = []
     /// The number of items visible in the prepare state.
     private(set) var visibleCount = 0
+    /// By position in ``chunkOrder``: the chunks' visible items and all their items.
+    private var visibleSums = FenwickTree(count: 1)
+    private var itemSums = FenwickTree(count: 1)
 
     /// The number of items created.
     var itemCount: Int { state.count }
@@ -71,34 +75,26 @@ struct ReplayItemList {
     /// The place and document index (all items counted) of the item visible at
     /// `position` in the prepare state; `position` must be below ``visibleCount``.
     func findVisible(_ position: Int) -> (location: Location, index: Int) {
-        var remaining = position
-        var index = 0
-        for order in chunkOrder.indices {
-            let id = chunkOrder[order]
-            if remaining >= chunkVisible[id] {
-                remaining -= chunkVisible[id]
-                index += chunks[id].count
-                continue
-            }
-            for (offset, item) in chunks[id].enumerated() where state[Int(item)] == Self.visible {
-                if remaining == 0 { return (Location(order: order, offset: offset), index + offset) }
-                remaining -= 1
-            }
+        precondition(position < visibleCount, "visible position \(position) beyond the \(visibleCount) visible items")
+        let (order, before) = visibleSums.lastPrefix(atMost: position)
+        var remaining = position - before
+        let index = itemSums.prefixSum(order)
+        for (offset, item) in chunks[chunkOrder[order]].enumerated() where state[Int(item)] == Self.visible {
+            if remaining == 0 { return (Location(order: order, offset: offset), index + offset) }
+            remaining -= 1
         }
-        preconditionFailure("visible position \(position) beyond the \(visibleCount) visible items")
+        preconditionFailure("the visible counts of chunk \(order) are out of date")
     }
 
     /// The document index of `item` (all items counted).
     func index(of item: Int32) -> Int {
         let id = Int(chunkOfItem[Int(item)])
         let order = orderOfChunk[id]
-        var index = 0
-        for before in 0..<order { index += chunks[chunkOrder[before]].count }
         // Search from the end: the items looked up are mostly recent ones.
         let chunk = chunks[id]
         var offset = chunk.count - 1
         while chunk[offset] != item { offset -= 1 }
-        return index + offset
+        return itemSums.prefixSum(order) + offset
     }
 
     /// Creates a new item in state `state` (not yet placed in the list); returns its number.
@@ -119,14 +115,19 @@ struct ReplayItemList {
         }
         let id = chunkOrder[order]
         chunks[id].insert(contentsOf: items, at: offset)
+        var visible = 0
         for item in items {
             chunkOfItem[Int(item)] = Int32(id)
-            if state[Int(item)] == Self.visible {
-                chunkVisible[id] += 1
-                visibleCount += 1
-            }
+            if state[Int(item)] == Self.visible { visible += 1 }
         }
-        if chunks[id].count > Self.maximumChunk { split(order) }
+        chunkVisible[id] += visible
+        visibleCount += visible
+        if chunks[id].count > Self.maximumChunk {
+            split(order)
+        } else {
+            itemSums.add(items.count, at: order)
+            visibleSums.add(visible, at: order)
+        }
     }
 
     /// Splits the chunk at `order` into chunks of half the maximum.
@@ -153,6 +154,8 @@ struct ReplayItemList {
         }
         chunkOrder.insert(contentsOf: newIDs, at: order + 1)
         for position in (order + 1)..<chunkOrder.count { orderOfChunk[chunkOrder[position]] = position }
+        itemSums = FenwickTree(chunkOrder.map { chunks[$0].count })
+        visibleSums = FenwickTree(chunkOrder.map { chunkVisible[$0] })
     }
 
     /// Sets the prepare state of a placed item, keeping the visible counts.
@@ -161,8 +164,10 @@ struct ReplayItemList {
         state[Int(item)] = newState
         let change = (newState == Self.visible ? 1 : 0) - (old == Self.visible ? 1 : 0)
         if change != 0 {
-            chunkVisible[Int(chunkOfItem[Int(item)])] += change
+            let id = Int(chunkOfItem[Int(item)])
+            chunkVisible[id] += change
             visibleCount += change
+            visibleSums.add(change, at: orderOfChunk[id])
         }
     }
 

@@ -90,9 +90,17 @@ struct SyncthingEndToEndTests {
         try one.setPaused(false, peer: two)
         try two.setPaused(false, peer: one)
         let replica = a.replica.description
-        try two.wait(for: "Syncthing's conflict copy on both devices") {
+        // The conflict copy is made by the receiving device's puller; it reaches the other
+        // device after a scan there, so each poll asks both to scan rather than waiting for
+        // Syncthing's file watcher (seconds late on a loaded machine).
+        try two.wait(upTo: 90, for: "Syncthing's conflict copy on both devices") {
             let (first, second) = (try Self.files(one.folder), try Self.files(two.folder))
-            return first == second && first.keys.contains { $0.hasPrefix(replica + "/") && $0.contains(".sync-conflict-") }
+            if first == second && first.keys.contains(where: { $0.hasPrefix(replica + "/") && $0.contains(".sync-conflict-") }) {
+                return true
+            }
+            try one.scan()
+            try two.scan()
+            return false
         }
         for (store, folder, isThisReplica) in [(a, one.folder, true), (b, two.folder, false), (clone, two.folder, true)] {
             #expect {
