@@ -206,23 +206,11 @@ extension StoreState {
         if let integrated = walk({ session?.integrated[ChangeID(replica: replica, counter: $0)] }) { return integrated }
         var logged: [UInt64: Change] = [:]
         do {
-            let layout = layout
-            var failure: StoreError?
             try environment.read { tx in
                 let range = KeyRange(from: StoreLayout.changeKey(ChangeID(replica: replica, counter: from)),
                                      to: StoreLayout.changeKey(ChangeID(replica: replica, counter: to)))
-                try tx.scan(layout.changes, range: range) { key, value in
-                    do throws(StoreError) {
-                        let change = try decodeLogEntry(key: key, value: value)
-                        logged[change.id.counter] = change
-                    } catch {
-                        failure = error
-                        return .stop
-                    }
-                    return .continue
-                }
+                try forEachLoggedChange(in: range, of: tx) { change in logged[change.id.counter] = change }
             }
-            if let failure { throw failure }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -348,21 +336,12 @@ extension StoreState {
                 for (replica, first) in from.sorted(by: { $0.key < $1.key }) {
                     let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: first))
                     let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
-                    var failure: StoreError?
-                    try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
-                        do throws(StoreError) {
-                            let change = try decodeLogEntry(key: key, value: value)
-                            for case .text(let text, let operations) in change.operations {
-                                guard let side = incoming[text], change.id.counter >= side.seen[replica] else { continue }
-                                local[text, default: []] += operations
-                            }
-                        } catch {
-                            failure = error
-                            return .stop
+                    try forEachLoggedChange(in: KeyRange(from: start, to: end), of: tx) { change in
+                        for case .text(let text, let operations) in change.operations {
+                            guard let side = incoming[text], change.id.counter >= side.seen[replica] else { continue }
+                            local[text, default: []] += operations
                         }
-                        return .continue
                     }
-                    if let failure { throw failure }
                 }
             }
         } catch let error as StoreError {

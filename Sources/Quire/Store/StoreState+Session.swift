@@ -264,23 +264,14 @@ extension StoreState {
         in tx: borrowing T, only: TextID? = nil
     ) throws -> [TextID: [[TextOperation]]] {
         var result: [TextID: [[TextOperation]]] = [:]
-        var failure: StoreError?
         for (replica, counter) in meta.version.counters.sorted(by: { $0.key < $1.key }) where counter > meta.checkpoint[replica] {
             let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
             let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
-            try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
-                do throws(StoreError) {
-                    let change = try decodeLogEntry(key: key, value: value)
-                    for case .text(let text, let operations) in change.operations where only == nil || only == text {
-                        result[text, default: []].append(operations)
-                    }
-                } catch {
-                    failure = error
-                    return .stop
+            try forEachLoggedChange(in: KeyRange(from: start, to: end), of: tx) { change in
+                for case .text(let text, let operations) in change.operations where only == nil || only == text {
+                    result[text, default: []].append(operations)
                 }
-                return .continue
             }
-            if let failure { throw failure }
         }
         return result
     }
@@ -368,6 +359,24 @@ extension StoreState {
             writer.write(varint: slot)
         }
         return writer.bytes
+    }
+
+    /// Calls `body` with each logged change in `range`, in key order; stops at the first
+    /// entry that does not decode and throws its error.
+    func forEachLoggedChange<T: ReadableTransaction & ~Copyable>(
+        in range: KeyRange, of tx: borrowing T, _ body: (Change) -> Void
+    ) throws {
+        var failure: StoreError?
+        try tx.scan(layout.changes, range: range) { key, value in
+            do throws(StoreError) {
+                body(try decodeLogEntry(key: key, value: value))
+            } catch {
+                failure = error
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw failure }
     }
 
     /// Reads a change-log entry.
