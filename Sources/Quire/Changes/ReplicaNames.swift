@@ -55,4 +55,14 @@ struct ReplicaNames: Hashable, Sendable {
     mutating func learn(from change: Change) -> [Int] {
         Self.names(in: change).compactMap { note($0, firstUsedAt: change.id.counter) }
     }
+
+    /// Notes the names `unit` (of this table's replica) uses: a run's, its text's field.
+    ///
+    /// - Returns: The positions that were new.
+    mutating func learn(from unit: ChangeUnit) -> [Int] {
+        switch unit {
+        case .change(let change): learn(from: change)
+        case .run(let run): note(run.text.field, firstUsedAt: run.id.counter).map { [$0] } ?? []
+        }
+    }
 }

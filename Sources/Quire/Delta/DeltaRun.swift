@@ -24,15 +24,9 @@ import QuireCore
 /// change's; the others have none beyond their predecessor): ``resolved(with:textBase:)``
 /// gives them back one by one, and the joined operations to integrate in one step.
 struct DeltaRun: Hashable, Sendable {
-    /// The most changes in one run; longer runs are cut (a run expands to one change per
-    /// counter on import, so this bounds what a few bytes can make a reader allocate).
-    static let maximumChanges = 1 << 16
+    static var maximumChanges: Int { ChangeRun.maximumChanges }
 
-    /// A value and how many times in a row it occurs.
-    struct Repeated: Hashable, Sendable {
-        var value: UInt64
-        var times: UInt64
-    }
+    typealias Repeated = ChangeRun.Repeated
 
     /// The first change.
     var id: ChangeID
@@ -79,80 +73,38 @@ struct DeltaRun: Hashable, Sendable {
 
     // MARK: From changes
 
-    /// Whether `change` can be part of a run: one text operation list of its own replica,
-    /// one counter.
-    private static func text(of change: Change) -> (TextID, [TextOperation])? {
-        guard change.count == 1, change.operations.count == 1,
-            case .text(let text, let operations) = change.operations[0], !operations.isEmpty
-        else { return nil }
-        return (text, operations)
-    }
-
-    /// Whether `next` continues a run that ends with `previous`.
-    private static func continues(_ previous: Change, with next: Change) -> Bool {
-        guard next.id.replica == previous.id.replica, next.id.counter == previous.endCounter,
-            next.dependencies.counters.isEmpty, next.lamport > previous.lamport,
-            let (text, operations) = Self.text(of: next), let (previousText, previousOperations) = Self.text(of: previous),
-            text == previousText, let last = previousOperations.last,
-            operations[0].id == last.id.advanced(by: UInt64(last.length))
-        else { return false }
-        return true
-    }
-
     /// `changes` (as a delta file lists them) cut into runs and single changes.
     static func units(of changes: [Change], names: (ReplicaID) -> ReplicaNames?) -> [DeltaUnit] {
-        var units: [DeltaUnit] = []
-        var start = 0
-        while start < changes.count {
-            var end = start + 1
-            if text(of: changes[start]) != nil {
-                while end < changes.count, end - start < maximumChanges, continues(changes[end - 1], with: changes[end]) {
-                    end += 1
-                }
+        ChangeRun.units(of: changes).map { unit in
+            switch unit {
+            case .change(let change): .change(DeltaChange(change, names: names(change.id.replica)))
+            case .run(let run): .run(DeltaRun(run, names: names(run.id.replica)))
             }
-            let replicaNames = names(changes[start].id.replica)
-            if end - start >= 2 {
-                units.append(.run(DeltaRun(changes[start..<end], names: replicaNames)))
-            } else {
-                units.append(.change(DeltaChange(changes[start], names: replicaNames)))
-            }
-            start = end
         }
-        return units
     }
 
-    /// The run of `changes`, which ``units(of:names:)`` found to form one; the field name
-    /// referenced through `names`, the replica's table.
-    private init(_ changes: ArraySlice<Change>, names: ReplicaNames?) {
-        let first = changes.first!
-        let (text, _) = Self.text(of: first)!
-        id = first.id
-        lamport = first.lamport
-        count = UInt64(changes.count)
-        dependencies = first.dependencies
-        record = text.record
-        if let names, let position = names.position(of: text.field), names.firstUse(at: position) < first.id.counter {
+    /// The wire form of `run`, its field name referenced through `names`, the replica's
+    /// table, when it was in use before the run.
+    init(_ run: ChangeRun, names: ReplicaNames?) {
+        id = run.id
+        lamport = run.lamport
+        count = run.count
+        dependencies = run.dependencies
+        record = run.text.record
+        if let names, let position = names.position(of: run.text.field), names.firstUse(at: position) < run.id.counter {
             field = .position(position)
         } else {
-            field = .spelled(text.field)
+            field = .spelled(run.text.field)
         }
-        var steps = RepeatedWriter(), lengths = RepeatedWriter()
-        var previous: UInt64?
-        for change in changes {
-            if let previous { steps.append(change.lamport - previous) }
-            previous = change.lamport
-            lengths.append(Self.text(of: change)!.1.reduce(0) { $0 + UInt64($1.length) })
-        }
-        lamportSteps = steps.values
-        self.lengths = lengths.values
-        let joined = TextOperation.concatenated(changes.lazy.map { Self.text(of: $0)!.1 })
-        var table = [first.id.replica]
+        lamportSteps = run.lamportSteps
+        lengths = run.lengths
+        var table = [run.id.replica]
         func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
-        for replica in first.dependencies.counters.keys.sorted() { note(replica) }
-        note(text.record.replica)
-        TextOperationCoding.replicas(in: joined).forEach(note)
+        for replica in run.dependencies.counters.keys.sorted() { note(replica) }
+        note(run.text.record.replica)
+        TextOperationCoding.replicas(in: run.operations).forEach(note)
         self.table = table
-        encoded = TextOperationCoding.encode(joined, sharing: table, counterBase: joined[0].id.counter)
+        encoded = TextOperationCoding.encode(run.operations, sharing: table, counterBase: run.operations[0].id.counter)
     }
 
     // MARK: Trimming and resolving
@@ -163,36 +115,21 @@ struct DeltaRun: Hashable, Sendable {
     func trimmed(toStartAt counter: UInt64) -> DeltaRun {
         var run = self
         let dropped = counter - id.counter
-        run.skippedLength += Self.dropFirst(dropped, from: &run.lengths)
-        run.lamport += Self.dropFirst(dropped, from: &run.lamportSteps)
+        run.skippedLength += ChangeRun.dropFirst(dropped, from: &run.lengths)
+        run.lamport += ChangeRun.dropFirst(dropped, from: &run.lamportSteps)
         run.id.counter = counter
         run.count -= dropped
         run.dependencies = VersionVector()  // the first change's, already met
         return run
     }
 
-    /// Removes the first `count` values from `values` and returns their sum.
-    private static func dropFirst(_ count: UInt64, from values: inout [Repeated]) -> UInt64 {
-        var left = count, sum: UInt64 = 0
-        while left > 0, !values.isEmpty {
-            let taken = min(left, values[0].times)
-            sum += taken * values[0].value
-            left -= taken
-            values[0].times -= taken
-            if values[0].times == 0 { values.removeFirst() }
-        }
-        return sum
-    }
-
-    /// The run's changes, one by one, and its text operations joined (to integrate in one
-    /// step), names looked up in `names` and the operations decoded from `textBase` (the
-    /// replica's next counter in the text, as the receiver has it).
+    /// The run as the receiver has it: names looked up in `names` (the replica's table),
+    /// operations decoded from `textBase` (the replica's next counter in the text, as the
+    /// receiver has it).
     ///
     /// - Throws: ``StoreError/invalidChange(_:)`` for a name the table does not have, or
     ///   operations that do not decode or do not add up to the run's lengths.
-    func resolved(
-        with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64
-    ) throws(StoreError) -> (text: TextID, operations: [TextOperation], changes: [Change]) {
+    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> ChangeRun {
         let text = try textID(names: names)
         let next = try textBase(text)
         guard next >= skippedLength else {
@@ -216,49 +153,28 @@ struct DeltaRun: Hashable, Sendable {
         }
     }
 
-    /// The run's changes and joined operations, its text `text` and its operations decoded
-    /// from `base` (where its first change's operations start, skipped ones included).
-    func resolved(text: TextID, base: UInt64) throws(StoreError) -> (text: TextID, operations: [TextOperation], changes: [Change]) {
-        let operations: [TextOperation]
+    /// The run, its text `text` and its operations decoded from `base` (where its first
+    /// change's operations start, skipped ones included).
+    func resolved(text: TextID, base: UInt64) throws(StoreError) -> ChangeRun {
+        var operations: [TextOperation]
         do {
             operations = try TextOperationCoding.decode(encoded, sharing: table, counterBase: base)
         } catch {
             throw .invalidChange("run \(id), text \(text): \(error)")
         }
-        var next = base
-        for operation in operations {
-            guard operation.id.replica == id.replica, operation.id.counter == next else {
-                throw .invalidChange("run \(id), text \(text): an operation of \(operation.id), expected \(id.replica)@\(next)")
-            }
-            next += UInt64(operation.length)
+        guard let first = operations.first, first.id == OperationID(replica: id.replica, counter: base) else {
+            throw .invalidChange("run \(id), text \(text): its operations do not start at \(id.replica)@\(base)")
         }
-        var lengths: [UInt64] = skippedLength > 0 ? [skippedLength] : []
-        let total = self.lengths.reduce(skippedLength) { $0 + $1.value * $1.times }
-        guard !operations.isEmpty, total == next - base else {
-            throw .invalidChange("run \(id), text \(text): operations of \(next - base) counters for changes of \(total)")
-        }
-        // Only now, with lengths the operations cover, expand them.
-        lengths.reserveCapacity(Int(count) + 1)
-        for value in self.lengths { lengths += repeatElement(value.value, count: Int(value.times)) }
-        guard var pieces = TextOperation.split(operations, lengths: lengths) else {
-            throw .invalidChange("run \(id), text \(text): its operations do not cut at its changes")
-        }
-        var joined = operations
         if skippedLength > 0 {
-            joined = TextOperation.split(operations, lengths: [skippedLength, total - skippedLength])![1]
-            pieces.removeFirst()
+            let total = operations.reduce(0) { $0 + UInt64($1.length) }
+            guard total > skippedLength, let parts = TextOperation.split(operations, lengths: [skippedLength, total - skippedLength]) else {
+                throw .invalidChange("run \(id), text \(text): operations of \(total) counters, \(skippedLength) of them skipped")
+            }
+            operations = parts[1]
         }
-        var changes: [Change] = []
-        changes.reserveCapacity(pieces.count)
-        var lamport = self.lamport
-        var steps = lamportSteps.lazy.flatMap { repeatElement($0.value, count: Int($0.times)) }.makeIterator()
-        for (offset, piece) in pieces.enumerated() {
-            if offset > 0 { lamport += steps.next() ?? 0 }
-            changes.append(Change(
-                id: ChangeID(replica: id.replica, counter: id.counter + UInt64(offset)), count: 1, lamport: lamport,
-                dependencies: offset == 0 ? dependencies : VersionVector(), operations: [.text(text, piece)]))
-        }
-        return (text, joined, changes)
+        return try ChangeRun(
+            id: id, lamport: lamport, lamportSteps: lamportSteps, lengths: lengths, count: count,
+            dependencies: dependencies, text: text, operations: operations)
     }
 
     // MARK: Encoding
@@ -277,13 +193,8 @@ struct DeltaRun: Hashable, Sendable {
         let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters)
             .encode(into: &writer, sender: sender, unitFlags: Flag.run)
         writer.write(varint: count)
-        for values in [lamportSteps, lengths] {
-            writer.write(varint: UInt64(values.count))
-            for value in values {
-                writer.write(varint: value.value - 1)
-                writer.write(varint: value.times)
-            }
-        }
+        ChangeRun.writeRepeated(lamportSteps, into: &writer)
+        ChangeRun.writeRepeated(lengths, into: &writer)
         writer.write(record: record, index: index)
         writer.write(name: field)
         if last {
@@ -314,8 +225,8 @@ struct DeltaRun: Hashable, Sendable {
         }
         guard id.counter <= UInt64(Int64.max) - count else { throw .malformed("counter range of run \(id) overflows", at: countAt) }
         // Lamport times stay below 2^62 and lengths below 2^40 per change: no sum overflows.
-        let steps = try readRepeated(from: &reader, total: count - 1, limit: 1 << 40, what: "lamport steps")
-        let lengths = try readRepeated(from: &reader, total: count, limit: 1 << 40, what: "lengths")
+        let steps = try ChangeRun.readRepeated(from: &reader, total: count - 1, limit: 1 << 40, what: "lamport steps")
+        let lengths = try ChangeRun.readRepeated(from: &reader, total: count, limit: 1 << 40, what: "lengths")
         let lastLamport = steps.reduce(UInt64(lamport)) { $0 + $1.value * $1.times }
         guard lastLamport < 1 << 62 else { throw .malformed("impossible lamport time", at: lamportAt) }
         let record = try reader.readRecord(in: table)
@@ -328,41 +239,6 @@ struct DeltaRun: Hashable, Sendable {
         return DeltaRun(
             id: id, lamport: UInt64(lamport), lamportSteps: steps, lengths: lengths, count: count,
             dependencies: VersionVector(dependencies), table: table, record: record, field: field, encoded: Array(bytes))
-    }
-
-    /// Reads run-length coded values (each stored minus one) whose repeats add up to `total`.
-    private static func readRepeated(
-        from reader: inout ByteReader, total: UInt64, limit: UInt64, what: String
-    ) throws(DecodingError) -> [Repeated] {
-        let pairs = try reader.readCount("\(what) count", limit: Int(total), minimumElementSize: 2)
-        var values: [Repeated] = []
-        values.reserveCapacity(pairs)
-        var sum: UInt64 = 0
-        for _ in 0..<pairs {
-            let at = reader.offset
-            let value = try reader.readVarint(what)
-            let times = try reader.readVarint("\(what) repeat")
-            guard value < limit, times > 0, times <= total - sum else {
-                throw .malformed("\(what): a value or repeat out of range", at: at)
-            }
-            sum += times
-            values.append(Repeated(value: value + 1, times: times))
-        }
-        guard sum == total else { throw .malformed("\(what) cover \(sum) changes, not \(total)", at: reader.offset) }
-        return values
-    }
-}
-
-/// Collects values run-length coded.
-private struct RepeatedWriter {
-    var values: [DeltaRun.Repeated] = []
-
-    mutating func append(_ value: UInt64) {
-        if values.last?.value == value {
-            values[values.count - 1].times += 1
-        } else {
-            values.append(DeltaRun.Repeated(value: value, times: 1))
-        }
     }
 }
 

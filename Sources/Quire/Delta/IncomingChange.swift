@@ -43,18 +43,14 @@ enum IncomingChange: Hashable, Sendable {
         }
     }
 
-    /// The changes with their names resolved through the replica's table as of the
-    /// first, and their text operations decoded from the replica's next counter in each
-    /// text; for a run also its text and operations joined, to integrate in one step.
-    func resolved(
-        with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64
-    ) throws(StoreError) -> (changes: [Change], run: (text: TextID, operations: [TextOperation])?) {
+    /// The change or run with its names resolved through the replica's table as of its
+    /// first change, and its text operations decoded from the replica's next counter in
+    /// each text.
+    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> ChangeUnit {
         switch self {
-        case .decoded(let change): return ([change], nil)
-        case .delta(let change): return ([try change.resolved(with: names, textBase: textBase)], nil)
-        case .run(let run):
-            let resolved = try run.resolved(with: names, textBase: textBase)
-            return (resolved.changes, (resolved.text, resolved.operations))
+        case .decoded(let change): return .change(change)
+        case .delta(let change): return .change(try change.resolved(with: names, textBase: textBase))
+        case .run(let run): return .run(try run.resolved(with: names, textBase: textBase))
         }
     }
 

@@ -224,6 +224,8 @@ extension StoreState {
                 report.acknowledgedByAll[replica] = limit
             }
             var removals: [Key] = []
+            var replacements: [(Key, [UInt8])] = []
+            var slotWrites = DiskWrites()  // stays empty: a logged run's text has its slot
             var newKept = kept
             for (replica, limit) in report.acknowledgedByAll.counters.sorted(by: { $0.key < $1.key }) where limit > kept[replica] {
                 let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: kept[replica]))
@@ -231,16 +233,34 @@ extension StoreState {
                 var failure: StoreError?
                 try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
                     let id = StoreLayout.changeID(fromKey: key)
-                    var reader = ByteReader(Array(value.prefix(10)))
-                    guard let count = try? reader.readVarint("operation count") else {
+                    var reader = ByteReader(Array(value.prefix(1024)))
+                    guard let end = try? ChangeUnit.logEntryEnd(&reader, id: id).end, end > id.counter else {
                         failure = .corrupt(database: layout.changes.name, problem: "change \(id) does not decode; run 'quire verify'")
                         return .stop
                     }
-                    guard id.counter == newKept[replica], id.counter + count <= limit else { return .stop }
+                    guard id.counter == newKept[replica] else { return .stop }
+                    guard end <= limit else {
+                        // A run reaching past the limit loses its changes before it: its
+                        // rest is logged anew under its first kept change. A change stays whole.
+                        guard id.counter < limit, value.first == 0 else { return .stop }
+                        do throws(StoreError) {
+                            guard case .run(let run) = try decodeLogEntry(key: key, value: value) else { return .stop }
+                            let rest = run.suffix(from: limit)
+                            var unusedSlots: [TextID: UInt64] = [:]
+                            replacements.append((StoreLayout.changeKey(rest.id), logEntry(rest, newSlots: &unusedSlots, writes: &slotWrites)))
+                        } catch {
+                            failure = error
+                            return .stop
+                        }
+                        removals.append(StoreLayout.changeKey(id))
+                        report.prunedChanges += Int(limit - id.counter)
+                        newKept[replica] = limit
+                        return .stop
+                    }
                     removals.append(StoreLayout.changeKey(id))
-                    report.prunedChanges += 1
+                    report.prunedChanges += ChangeUnit.changeCount(ofLogEntry: value)
                     report.prunedBytes += value.count
-                    newKept[replica] = id.counter + count
+                    newKept[replica] = end
                     return .continue
                 }
                 if let failure { throw failure }
@@ -249,6 +269,7 @@ extension StoreState {
             guard !removals.isEmpty else { return (report, nil) }
             var writes = DiskWrites()
             for key in removals { writes.remove(key, layout.changes) }
+            for (key, value) in replacements { writes.put(value, key, layout.changes) }
             writes.put(StoreLayout.encode(pruned: newKept), StoreLayout.prunedKey, layout.meta)
             // The stored meta record may lag behind this replica's last change, which opening
             // reads from the log (`catchUp`); that change may be pruned now.

@@ -174,26 +174,33 @@ struct StoreVerifier {
         var dependencies: [(ChangeID, VersionVector)] = []
         var maximumLamport: (lamport: UInt64, change: ChangeID)?
         for (key, value) in entries {
-            report.changeCount += 1
             guard key.count == 16 else {
+                report.changeCount += 1
                 add(.changeLog, database, Self.hex(key), "a key of \(key.count) bytes, not 16 (replica, first counter)", Remedy.restore)
                 continue
             }
             let id = key.withUnsafeBytes { StoreLayout.changeID(fromKey: $0) }
-            let change: Change
+            let unit: ChangeUnit
             do {
-                change = try decodeLogEntry(id: id, value)
+                unit = try decodeLogEntry(id: id, value)
             } catch {
+                report.changeCount += 1
                 add(.changeLog, database, "\(id)", "the entry does not decode: \(error)", Remedy.restore)
-                // Still count its place: the operation count leads the body.
+                // Still count its place: the entry's first bytes give its end.
                 var reader = ByteReader(value)
-                if let count = try? reader.readVarint("operation count") { note(id, count: count, in: &logEnds) }
+                if let end = try? ChangeUnit.logEntryEnd(&reader, id: id), end.end > id.counter {
+                    note(id, count: end.end - id.counter, in: &logEnds)
+                }
                 continue
             }
-            note(id, count: change.count, in: &logEnds)
-            lastLamport[id.replica] = change.lamport
-            if maximumLamport.map({ change.lamport > $0.lamport }) ?? true { maximumLamport = (change.lamport, id) }
-            dependencies.append((id, change.dependencies))
+            if case .run(let run) = unit { report.changeCount += Int(run.count) } else { report.changeCount += 1 }
+            note(id, count: unit.count, in: &logEnds)
+            lastLamport[id.replica] = unit.lastLamport
+            if maximumLamport.map({ unit.lastLamport > $0.lamport }) ?? true { maximumLamport = (unit.lastLamport, id) }
+            switch unit {
+            case .change(let change): dependencies.append((id, change.dependencies))
+            case .run(let run): dependencies.append((id, run.dependencies))
+            }
         }
 
         guard let meta else { return }
@@ -246,16 +253,14 @@ struct StoreVerifier {
         ends[id.replica] = max(expected, id.counter + count)
     }
 
-    private func decodeLogEntry(id: ChangeID, _ value: [UInt8]) throws -> Change {
+    private func decodeLogEntry(id: ChangeID, _ value: [UInt8]) throws -> ChangeUnit {
         var reader = ByteReader(value)
         let slotTexts = slotTexts
-        let change = try Change.decodeBody(from: &reader, id: id) { reader, _ in
+        return try ChangeUnit.decodeLogEntry(from: &reader, id: id) { reader, _ in
             let slot = try reader.readVarint("text slot")
             guard let text = slotTexts[slot] else { throw DecodingError.malformed("unknown text slot \(slot)", at: reader.offset) }
             return text
         }
-        guard reader.isAtEnd else { throw DecodingError.malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
-        return change
     }
 
     // MARK: Pending

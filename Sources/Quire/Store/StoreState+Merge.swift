@@ -5,7 +5,7 @@ extension StoreState {
     /// Integrates changes from other replicas into the open session, in causal order.
     ///
     /// A run of changes (``DeltaRun``) is integrated as one step: its text operations,
-    /// joined, in one apply, its version in one record; every change of it is logged.
+    /// joined, in one apply, its version in one record, and one entry in the log.
     /// What the store has of a run already is compared with the log and trimmed off.
     ///
     /// - Throws: ``StoreError/invalidChange(_:)``; the caller rolls the session back.
@@ -27,23 +27,23 @@ extension StoreState {
         func integrateNow(_ change: IncomingChange) throws(StoreError) {
             let id = change.id
             seen[id.replica, default: VersionVector()].formUnion(change.dependencies)
-            let resolved = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
+            let unit = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
                 try self.nextTextCounter(of: id.replica, in: text)
             }
-            noteNames(of: resolved.changes[0])  // a run's changes share its first one's name
-            if let run = resolved.run {
-                try applyText(run.text, run.operations, of: id, seenThen: madeOn(change.dependencies, change.id.replica, change.endCounter), texts: &incomingTexts, report: &report)
-            } else {
-                try apply(resolved.changes[0], knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
+            noteNames(of: unit)
+            switch unit {
+            case .run(let run):
+                try applyText(run.text, run.operations, of: id, seenThen: madeOn(run.dependencies, id.replica, run.endCounter), texts: &incomingTexts, report: &report)
+                report.applied += (run.id.counter..<run.endCounter).lazy.map { ChangeID(replica: id.replica, counter: $0) }
+            case .change(let single):
+                try apply(single, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
+                report.applied.append(single.id)
             }
             if pending[id] != nil { session?.pendingRemoved.insert(id) }
             newlyPending.remove(id)
             version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
             lamport = max(lamport, change.lamport)
-            for change in resolved.changes {
-                session?.integrated[change.id] = change
-                report.applied.append(change.id)
-            }
+            session?.integrated[id.replica, default: []].append(unit)
         }
         /// `change` without what the store has of it already (compared with the log), or
         /// `nil` when it has all of it.
@@ -59,11 +59,7 @@ extension StoreState {
             guard change.endCounter <= known else {
                 throw .invalidChange("change \(change.id) overlaps changes \(change.id.replica) already has up to counter \(known) (a cloned replica?)")
             }
-            if let integrated = session?.integrated[change.id] {
-                try checkSame(change, as: integrated)  // twice in one batch
-            } else {
-                try checkSameAsLogged(change)
-            }
+            try checkSameAsKnown(change)
             report.alreadyKnown.append(change.id)
             return nil
         }
@@ -145,29 +141,17 @@ extension StoreState {
         return report
     }
 
-    /// Refuses a change this store already has under its ID unless it is the same: two
-    /// histories under one ID mean a copied replica.
-    private func checkSameAsLogged(_ incoming: IncomingChange) throws(StoreError) {
-        let logged: Change?
-        do {
-            let layout = layout
-            logged = try environment.read { tx in
-                try tx.withValue(forKey: StoreLayout.changeKey(incoming.id), in: layout.changes) { value in
-                    try value.map { value in
-                        try StoreLayout.changeKey(incoming.id).withUnsafeBytes { key in try decodeLogEntry(key: key, value: value) }
-                    }
-                }
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .corrupt(database: layout.changes.name, problem: "\(error)")
-        }
-        guard let logged else {
+    /// Refuses a change this store already has under its ID (integrated in this session
+    /// or logged) unless it is the same: two histories under one ID mean a copied replica.
+    private func checkSameAsKnown(_ incoming: IncomingChange) throws(StoreError) {
+        guard let unit = try knownUnit(covering: incoming.id) else {
             if try isPruned(incoming.id, count: incoming.count) { return }  // compacted away: known, not comparable
             throw .invalidChange("change \(incoming.id) overlaps changes this store has from \(incoming.id.replica) at other boundaries (a cloned replica?)")
         }
-        try checkSame(incoming, as: logged)
+        guard case .change(let known)? = unit.clamped(to: incoming.id.counter..<incoming.endCounter), known.id == incoming.id else {
+            throw .invalidChange("change \(incoming.id) overlaps changes this store has from \(incoming.id.replica) at other boundaries (a cloned replica?)")
+        }
+        try checkSame(incoming, as: known)
     }
 
     /// Refuses a run whose changes before `end` differ from those this store has under
@@ -193,32 +177,42 @@ extension StoreState {
     /// The changes of `replica` covering `from ..< to` exactly, from this session or the
     /// log; `nil` when compaction pruned them.
     private func knownChanges(of replica: ReplicaID, from: UInt64, to: UInt64) throws(StoreError) -> [Change]? {
-        func walk(_ lookup: (UInt64) -> Change?) -> [Change]? {
-            var result: [Change] = []
-            var counter = from
-            while counter < to {
-                guard let change = lookup(counter) else { return nil }
-                result.append(change)
-                counter = change.endCounter
+        let boundaries = StoreError.invalidChange(
+            "run \(replica)@\(from) overlaps changes this store has from \(replica) at other boundaries (a cloned replica?)")
+        var result: [Change] = []
+        var counter = from
+        while counter < to {
+            guard let unit = try knownUnit(covering: ChangeID(replica: replica, counter: counter)) else {
+                if try isPruned(ChangeID(replica: replica, counter: from), count: to - from) { return nil }
+                throw boundaries
             }
-            return counter == to ? result : nil
+            guard let part = unit.clamped(to: counter..<to), part.id.counter == counter else { throw boundaries }
+            result += part.changes
+            counter = part.endCounter
         }
-        if let integrated = walk({ session?.integrated[ChangeID(replica: replica, counter: $0)] }) { return integrated }
-        var logged: [UInt64: Change] = [:]
-        do {
-            try environment.read { tx in
-                let range = KeyRange(from: StoreLayout.changeKey(ChangeID(replica: replica, counter: from)),
-                                     to: StoreLayout.changeKey(ChangeID(replica: replica, counter: to)))
-                try forEachLoggedChange(in: range, of: tx) { change in logged[change.id.counter] = change }
+        guard counter == to else { throw boundaries }
+        return result
+    }
+
+    /// The unit (change or run) this store has that covers `id`'s counter: integrated in
+    /// this session, or logged.
+    private func knownUnit(covering id: ChangeID) throws(StoreError) -> ChangeUnit? {
+        if let units = session?.integrated[id.replica] {
+            // Integrated in counter order: the last one starting at or before the counter.
+            var low = 0, high = units.count
+            while low < high {
+                let middle = (low + high) / 2
+                if units[middle].id.counter <= id.counter { low = middle + 1 } else { high = middle }
             }
+            if low > 0, units[low - 1].endCounter > id.counter { return units[low - 1] }
+        }
+        do {
+            return try environment.read { tx in try loggedUnit(covering: id, in: tx) }
         } catch let error as StoreError {
             throw error
         } catch {
             throw .corrupt(database: layout.changes.name, problem: "\(error)")
         }
-        if let found = walk({ session?.integrated[ChangeID(replica: replica, counter: $0)] ?? logged[$0] }) { return found }
-        if try isPruned(ChangeID(replica: replica, counter: from), count: to - from) { return nil }
-        throw .invalidChange("run \(replica)@\(from) overlaps changes this store has from \(replica) at other boundaries (a cloned replica?)")
     }
 
     /// Refuses `incoming` unless it is `known`, the change this store has under its ID.
@@ -382,10 +376,13 @@ extension StoreState {
 extension StoreState {
     /// Adds the names `change` uses to its replica's table, remembering the new ones for
     /// the commit (and the tables before, for a rollback).
-    func noteNames(of change: Change) {
-        let replica = change.id.replica
+    func noteNames(of change: Change) { noteNames(of: .change(change)) }
+
+    /// Adds the names `unit` uses to its replica's table (see ``noteNames(of:)-change``).
+    func noteNames(of unit: ChangeUnit) {
+        let replica = unit.id.replica
         var table = names[replica] ?? ReplicaNames()
-        let learned = table.learn(from: change)
+        let learned = table.learn(from: unit)
         guard !learned.isEmpty else { return }
         if session?.savedNames == nil { session?.savedNames = names }
         names[replica] = table

@@ -115,7 +115,7 @@ extension StoreState {
             let change = Change(
                 id: ChangeID(replica: replica, counter: meta.version[replica]), count: UInt64(operations.count),
                 lamport: session.lamport, dependencies: dependencies, operations: operations)
-            let entry = logEntry(change, newSlots: &newSlots, writes: &writes)
+            let entry = logEntry(.change(change), newSlots: &newSlots, writes: &writes)
             loggedBytes += entry.count
             writes.put(entry, StoreLayout.changeKey(change.id), layout.changes)
             noteNames(of: change)
@@ -129,11 +129,11 @@ extension StoreState {
             event.changes = [change.id]
         case .remote, .otherProcess:  // merges; another process's changes are never committed here
             event.changes = applied
-            for id in applied {
-                if let change = session.integrated[id] {
-                    let entry = logEntry(change, newSlots: &newSlots, writes: &writes)
+            for replica in session.integrated.keys.sorted() {
+                for unit in session.integrated[replica]! {
+                    let entry = logEntry(unit, newSlots: &newSlots, writes: &writes)
                     loggedBytes += entry.count
-                    writes.put(entry, StoreLayout.changeKey(id), layout.changes)
+                    writes.put(entry, StoreLayout.changeKey(unit.id), layout.changes)
                 }
             }
             for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
@@ -225,10 +225,10 @@ extension StoreState {
             for replica in replicas where version[replica] < meta.version[replica] {
                 try checkHistoryKept(of: replica, since: version, in: tx)  // Maintenance/PrunedHistory.swift
                 var failure: StoreError?
+                let lacking = version[replica]..<UInt64.max
                 try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue))) { key, value in
                     do throws(StoreError) {
-                        let change = try decodeLogEntry(key: key, value: value)
-                        if change.endCounter > version[replica] { result.append(change) }
+                        if let unit = try decodeLogEntry(key: key, value: value).clamped(to: lacking) { result += unit.changes }
                     } catch {
                         failure = .corrupt(database: layout.changes.name, problem: error.description)
                         return .stop
@@ -267,9 +267,14 @@ extension StoreState {
         for (replica, counter) in meta.version.counters.sorted(by: { $0.key < $1.key }) where counter > meta.checkpoint[replica] {
             let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
             let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
-            try forEachLoggedChange(in: KeyRange(from: start, to: end), of: tx) { change in
-                for case .text(let text, let operations) in change.operations where only == nil || only == text {
-                    result[text, default: []].append(operations)
+            try forEachLoggedUnit(in: KeyRange(from: start, to: end), of: tx) { unit in
+                switch unit {
+                case .change(let change):
+                    for case .text(let text, let operations) in change.operations where only == nil || only == text {
+                        result[text, default: []].append(operations)
+                    }
+                case .run(let run):
+                    if only == nil || only == run.text { result[run.text, default: []].append(run.operations) }
                 }
             }
         }
@@ -292,7 +297,45 @@ extension StoreState {
             let stored = try text(id)
             writes.put(stored.text.encodedState(), StoreLayout.textKey(id), layout.texts)
         }
+        try foldLoggedChanges(into: &writes)
         newMeta.checkpoint = newMeta.version
+    }
+
+    /// Folds the changes logged since the checkpoint that continue one another (a text's
+    /// keystrokes) into runs: one entry instead of one per keystroke, so the log stops
+    /// growing by LMDB's overhead per entry. The entries read are those committed; the
+    /// commit being prepared holds the writer lock, so no other process adds any.
+    func foldLoggedChanges(into writes: inout DiskWrites) throws {
+        let layout = layout
+        var folded: [(units: [ChangeUnit], replaced: [ChangeID])] = []
+        try environment.read { tx in
+            for (replica, counter) in meta.version.counters.sorted(by: { $0.key < $1.key }) where counter > meta.checkpoint[replica] {
+                let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
+                let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
+                var singles: [Change] = []
+                var ids: [ChangeID] = []
+                func fold() {
+                    if singles.count >= 2 { folded.append((ChangeRun.units(of: singles), ids)) }
+                    singles.removeAll()
+                    ids.removeAll()
+                }
+                try forEachLoggedUnit(in: KeyRange(from: start, to: end), of: tx) { unit in
+                    guard case .change(let change) = unit, ChangeRun.textEdit(of: change) != nil else { return fold() }
+                    singles.append(change)
+                    ids.append(change.id)
+                }
+                fold()
+            }
+        }
+        var newSlots: [TextID: UInt64] = [:]  // every text logged has its slot already
+        for (units, replaced) in folded where units.count < replaced.count {
+            let kept = Set(units.compactMap { unit -> ChangeID? in if case .change = unit { unit.id } else { nil } })
+            for id in replaced where !kept.contains(id) { writes.remove(StoreLayout.changeKey(id), layout.changes) }
+            for unit in units {
+                guard case .run = unit else { continue }
+                writes.put(logEntry(unit, newSlots: &newSlots, writes: &writes), StoreLayout.changeKey(unit.id), layout.changes)
+            }
+        }
     }
 
     /// Writes a checkpoint on its own, when any change was logged since the last one.
@@ -326,10 +369,8 @@ extension StoreState {
         try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue)), reverse: true) { key, value in
             do throws(DecodingError) {
                 guard key.count == 16 else { throw .malformed("change key of \(key.count) bytes", at: 0) }
-                var reader = ByteReader(Array(value.prefix(20)))
-                let count = try reader.readVarint("operation count")
-                let lamport = try reader.readVarint("lamport time")
-                latest = (StoreLayout.changeID(fromKey: key).counter + count, lamport)
+                var reader = ByteReader(Array(value.prefix(1024)))  // a run's head; a change's first 2 varints
+                latest = try ChangeUnit.logEntryEnd(&reader, id: StoreLayout.changeID(fromKey: key))
             } catch {
                 failure = .corrupt(database: layout.changes.name, problem: error.description)
             }
@@ -343,11 +384,12 @@ extension StoreState {
         meta.lamport = max(meta.lamport, latest.lamport)
     }
 
-    /// The change-log form of `change`: its body, texts named by slot. Texts without a
-    /// slot get the next free numbers, recorded in `newSlots` and written with `writes`.
-    func logEntry(_ change: Change, newSlots: inout [TextID: UInt64], writes: inout DiskWrites) -> [UInt8] {
+    /// The change-log form of `unit` (see `ChangeUnit+LogEncoding.swift`), texts named by
+    /// slot. Texts without a slot get the next free numbers, recorded in `newSlots` and
+    /// written with `writes`.
+    func logEntry(_ unit: ChangeUnit, newSlots: inout [TextID: UInt64], writes: inout DiskWrites) -> [UInt8] {
         var writer = ByteWriter()
-        change.encodeBody(into: &writer) { text, _, writer in
+        unit.encodeLogEntry(into: &writer) { text, writer in
             let slot: UInt64
             if let known = textSlots[text] ?? newSlots[text] {
                 slot = known
@@ -361,15 +403,28 @@ extension StoreState {
         return writer.bytes
     }
 
-    /// Calls `body` with each logged change in `range`, in key order; stops at the first
-    /// entry that does not decode and throws its error.
+    /// Calls `body` with each logged change in `range`, in key order (a run's changes one
+    /// by one); stops at the first entry that does not decode and throws its error.
     func forEachLoggedChange<T: ReadableTransaction & ~Copyable>(
         in range: KeyRange, of tx: borrowing T, _ body: (Change) -> Void
     ) throws {
-        var failure: StoreError?
+        try forEachLoggedUnit(in: range, of: tx) { unit in
+            switch unit {
+            case .change(let change): body(change)
+            case .run(let run): run.changes.forEach(body)
+            }
+        }
+    }
+
+    /// Calls `body` with each log entry in `range`, in key order; stops at the first
+    /// entry that does not decode and throws its error.
+    func forEachLoggedUnit<T: ReadableTransaction & ~Copyable>(
+        in range: KeyRange, of tx: borrowing T, _ body: (ChangeUnit) throws -> Void
+    ) throws {
+        var failure: (any Error)?
         try tx.scan(layout.changes, range: range) { key, value in
-            do throws(StoreError) {
-                body(try decodeLogEntry(key: key, value: value))
+            do {
+                try body(try decodeLogEntry(key: key, value: value))
             } catch {
                 failure = error
                 return .stop
@@ -379,19 +434,37 @@ extension StoreState {
         if let failure { throw failure }
     }
 
+    /// The log entry that covers `id`'s counter, if any: the replica's last entry at or
+    /// before it, when it reaches that far.
+    func loggedUnit<T: ReadableTransaction & ~Copyable>(covering id: ChangeID, in tx: borrowing T) throws -> ChangeUnit? {
+        var found: ChangeUnit?
+        var failure: StoreError?
+        let range = KeyRange(from: StoreLayout.changeKey(ChangeID(replica: id.replica, counter: 0)),
+                             to: StoreLayout.changeKey(ChangeID(replica: id.replica, counter: id.counter + 1)))
+        try tx.scan(layout.changes, range: range, reverse: true) { key, value in
+            do throws(StoreError) {
+                let unit = try decodeLogEntry(key: key, value: value)
+                if unit.endCounter > id.counter { found = unit }
+            } catch {
+                failure = error
+            }
+            return .stop
+        }
+        if let failure { throw failure }
+        return found
+    }
+
     /// Reads a change-log entry.
-    func decodeLogEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(StoreError) -> Change {
+    func decodeLogEntry(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(StoreError) -> ChangeUnit {
         guard key.count == 16 else { throw .corrupt(database: layout.changes.name, problem: "change key of \(key.count) bytes") }
         var reader = ByteReader(Array(value))
         let slotTexts = slotTexts
         do throws(StoreError) {
-            let change = try Change.decodeBody(from: &reader, id: StoreLayout.changeID(fromKey: key)) { reader, _ in
+            return try ChangeUnit.decodeLogEntry(from: &reader, id: StoreLayout.changeID(fromKey: key)) { reader, _ in
                 let slot = try reader.readVarint("text slot")
                 guard let text = slotTexts[slot] else { throw DecodingError.malformed("unknown text slot \(slot)", at: reader.offset) }
                 return text
             }
-            guard reader.isAtEnd else { throw StoreError.invalidChange("\(reader.remaining) trailing bytes") }
-            return change
         } catch {
             throw .corrupt(database: layout.changes.name, problem: error.description)
         }

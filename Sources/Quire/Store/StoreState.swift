@@ -152,8 +152,8 @@ struct WriteSession {
     /// Editing sessions whose buffered typing must be committed before this
     /// transaction's undo (see ``BufferedTyping``); the transaction is then run again.
     var typingToCommit: [TextEditingSession] = []
-    /// Merges: the changes integrated, by ID.
-    var integrated: [ChangeID: Change] = [:]
+    /// Merges: the changes and runs integrated, per replica in counter order.
+    var integrated: [ReplicaID: [ChangeUnit]] = [:]
     /// Merges: pending changes applied now, and changes newly kept as pending.
     var pendingRemoved: Set<ChangeID> = []
     var pendingAdded: Set<ChangeID> = []

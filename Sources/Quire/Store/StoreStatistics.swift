@@ -6,6 +6,8 @@ import QuireCore
 public struct StoreStatistics: Hashable, Sendable {
     /// Changes in the change log.
     public var changeCount = 0
+    /// Entries in the change log: a change, or a run of a text's keystroke changes.
+    public var changeLogEntries = 0
     /// The bytes of all change-log entries (values only, without LMDB's keys and pages).
     public var changeLogBytes = 0
     /// Changes from other replicas waiting for their dependencies.
@@ -27,8 +29,9 @@ extension Store {
             var statistics = StoreStatistics()
             let layout = state.layout
             try environment.read { tx in
-                try tx.scan(layout.changes) { _, value in
-                    statistics.changeCount += 1
+                try tx.scan(layout.changes) { key, value in
+                    statistics.changeCount += key.count == 16 ? ChangeUnit.changeCount(ofLogEntry: value) : 1
+                    statistics.changeLogEntries += 1
                     statistics.changeLogBytes += value.count
                     return .continue
                 }

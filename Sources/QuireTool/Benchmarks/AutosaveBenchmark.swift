@@ -240,21 +240,11 @@ struct AutosaveBenchmark {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     }
 
-    /// The total size of the encoded changes in the store's change log, and their number,
-    /// read straight from its `changes` database (the store must be closed).
+    /// The total size of the store's change log (its entries' values: single changes, and
+    /// runs a checkpoint folded keystrokes into) and the number of changes it holds.
     private static func changeLogBytes(at path: String) throws -> (bytes: Int, entries: Int) {
-        let environment = try Environment(path: path)
-        defer { try? environment.close() }
-        let changes = try environment.openDatabase(named: "changes", options: [])
-        var bytes = 0, entries = 0
-        try environment.read { tx in
-            try tx.scan(changes) { _, value in
-                bytes += value.count
-                entries += 1
-                return .continue
-            }
-        }
-        return (bytes, entries)
+        let statistics = try Store.withStore(at: path, options: Store.Options()) { store in try store.statistics() }
+        return (statistics.changeLogBytes, statistics.changeCount)
     }
 
     /// The `p`th percentile (nearest rank) of `values`.

@@ -1,0 +1,318 @@
+import QuireCore
+
+/// Consecutive changes of one replica to one text, each depending only on its
+/// predecessor — what keystroke autosave makes — kept as one unit: the changes' text
+/// operations joined, their counters implicit (one per change), their Lamport times and
+/// lengths run-length coded.
+///
+/// A run is how the change log stores such changes, how an import integrates them (one
+/// text apply, one log entry) and, as ``DeltaRun``, how a delta file carries them. Every
+/// change of a run keeps its ID, Lamport time and dependencies (the first change's; the
+/// others have none beyond their predecessor): ``changes`` gives them back one by one.
+struct ChangeRun: Hashable, Sendable {
+    /// The most changes in one run; longer runs are cut (a run expands to one change per
+    /// counter, so this bounds what a few bytes of a file can make a reader allocate).
+    static let maximumChanges = 1 << 16
+
+    /// A value and how many times in a row it occurs.
+    struct Repeated: Hashable, Sendable {
+        var value: UInt64
+        var times: UInt64
+    }
+
+    /// The first change.
+    var id: ChangeID
+    /// The Lamport time of the first change.
+    var lamport: UInt64
+    /// The increases of the Lamport time from each change to the next (`count − 1`).
+    var lamportSteps: [Repeated]
+    /// The counters of text each change takes (`count` of them).
+    var lengths: [Repeated]
+    /// The number of changes.
+    var count: UInt64
+    /// The first change's dependencies.
+    var dependencies: VersionVector
+    /// The text every change edits.
+    var text: TextID
+    /// The changes' text operations, joined; contiguous counters of the run's replica.
+    var operations: [TextOperation]
+
+    var endCounter: UInt64 { id.counter + count }
+
+    /// The Lamport time of the last change.
+    var lastLamport: UInt64 { lamportSteps.reduce(lamport) { $0 + $1.value * $1.times } }
+
+    /// The counters of text the run's changes take in all.
+    var totalLength: UInt64 { lengths.reduce(0) { $0 + $1.value * $1.times } }
+
+    /// A run as decoded, checked: its operations are contiguous counters of its replica
+    /// and add up to its lengths, so ``changes`` can always cut them.
+    ///
+    /// - Throws: ``StoreError/invalidChange(_:)`` naming the problem.
+    init(
+        id: ChangeID, lamport: UInt64, lamportSteps: [Repeated], lengths: [Repeated], count: UInt64,
+        dependencies: VersionVector, text: TextID, operations: [TextOperation]
+    ) throws(StoreError) {
+        guard let first = operations.first else { throw .invalidChange("run \(id), text \(text): no operations") }
+        var next = first.id.counter
+        for operation in operations {
+            guard operation.id.replica == id.replica, operation.id.counter == next, operation.length > 0 else {
+                throw .invalidChange("run \(id), text \(text): an operation of \(operation.id), expected \(id.replica)@\(next)")
+            }
+            next += UInt64(operation.length)
+        }
+        let steps = lamportSteps.reduce(0) { $0 + $1.times }, changes = lengths.reduce(0) { $0 + $1.times }
+        guard count >= 1, steps == count - 1, changes == count, lengths.allSatisfy({ $0.value > 0 }) else {
+            throw .invalidChange("run \(id): \(count) changes with \(steps) lamport steps and \(changes) lengths")
+        }
+        self.id = id
+        self.lamport = lamport
+        self.lamportSteps = lamportSteps
+        self.lengths = lengths
+        self.count = count
+        self.dependencies = dependencies
+        self.text = text
+        self.operations = operations
+        guard totalLength == next - first.id.counter else {
+            throw .invalidChange("run \(id), text \(text): operations of \(next - first.id.counter) counters for changes of \(totalLength)")
+        }
+    }
+
+    // MARK: From changes
+
+    /// The text and operations of `change` when it can be part of a run: one text
+    /// operation list, one counter.
+    static func textEdit(of change: Change) -> (TextID, [TextOperation])? {
+        guard change.count == 1, change.operations.count == 1,
+            case .text(let text, let operations) = change.operations[0], !operations.isEmpty
+        else { return nil }
+        return (text, operations)
+    }
+
+    /// Whether `next` continues a run that ends with `previous`.
+    static func continues(_ previous: Change, with next: Change) -> Bool {
+        guard next.id.replica == previous.id.replica, next.id.counter == previous.endCounter,
+            next.dependencies.counters.isEmpty, next.lamport > previous.lamport,
+            let (text, operations) = textEdit(of: next), let (previousText, previousOperations) = textEdit(of: previous),
+            text == previousText, let last = previousOperations.last,
+            operations[0].id == last.id.advanced(by: UInt64(last.length))
+        else { return false }
+        return true
+    }
+
+    /// `changes` (in counter order per replica) cut into runs and single changes: each
+    /// longest stretch of changes that continue one another (up to ``maximumChanges``)
+    /// becomes one run.
+    static func units<Changes: RandomAccessCollection<Change>>(of changes: Changes) -> [ChangeUnit] where Changes.Index == Int {
+        var units: [ChangeUnit] = []
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            var end = start + 1
+            if textEdit(of: changes[start]) != nil {
+                while end < changes.endIndex, end - start < maximumChanges, continues(changes[end - 1], with: changes[end]) {
+                    end += 1
+                }
+            }
+            units.append(end - start >= 2 ? .run(ChangeRun(joining: changes[start..<end])) : .change(changes[start]))
+            start = end
+        }
+        return units
+    }
+
+    /// The run of `changes`, which ``units(of:)`` found to continue one another.
+    private init<Changes: RandomAccessCollection<Change>>(joining changes: Changes) {
+        let first = changes.first!
+        id = first.id
+        lamport = first.lamport
+        count = UInt64(changes.count)
+        dependencies = first.dependencies
+        text = Self.textEdit(of: first)!.0
+        var steps = RepeatedWriter(), lengths = RepeatedWriter()
+        var previous: UInt64?
+        for change in changes {
+            if let previous { steps.append(change.lamport - previous) }
+            previous = change.lamport
+            lengths.append(Self.textEdit(of: change)!.1.reduce(0) { $0 + UInt64($1.length) })
+        }
+        lamportSteps = steps.values
+        self.lengths = lengths.values
+        operations = TextOperation.concatenated(changes.lazy.map { Self.textEdit(of: $0)!.1 })
+    }
+
+    // MARK: Cutting and expanding
+
+    /// The run's changes, one by one.
+    ///
+    /// - Complexity: O(count + operations).
+    var changes: [Change] {
+        var lengths: [UInt64] = []
+        lengths.reserveCapacity(Int(count))
+        for value in self.lengths { lengths += repeatElement(value.value, count: Int(value.times)) }
+        // The initializer checked that the operations are contiguous and cover `lengths`.
+        let pieces = TextOperation.split(operations, lengths: lengths)!
+        var changes: [Change] = []
+        changes.reserveCapacity(pieces.count)
+        var lamport = self.lamport
+        var steps = lamportSteps.lazy.flatMap { repeatElement($0.value, count: Int($0.times)) }.makeIterator()
+        for (offset, piece) in pieces.enumerated() {
+            if offset > 0 { lamport += steps.next() ?? 0 }
+            changes.append(Change(
+                id: ChangeID(replica: id.replica, counter: id.counter + UInt64(offset)), count: 1, lamport: lamport,
+                dependencies: offset == 0 ? dependencies : VersionVector(), operations: [.text(text, piece)]))
+        }
+        return changes
+    }
+
+    /// The run without its changes before `counter`, a single change when one is left.
+    ///
+    /// - Precondition: `id.counter < counter < endCounter`.
+    func suffix(from counter: UInt64) -> ChangeUnit {
+        var run = self
+        let dropped = counter - id.counter
+        let droppedLength = Self.dropFirst(dropped, from: &run.lengths)
+        run.lamport += Self.dropFirst(dropped, from: &run.lamportSteps)
+        run.id.counter = counter
+        run.count -= dropped
+        run.dependencies = VersionVector()  // the first change's, met by the dropped ones
+        run.operations = TextOperation.split(operations, lengths: [droppedLength, totalLength - droppedLength])![1]
+        return run.count == 1 ? .change(run.changes[0]) : .run(run)
+    }
+
+    /// Removes the first `count` values from `values` and returns their sum.
+    static func dropFirst(_ count: UInt64, from values: inout [Repeated]) -> UInt64 {
+        var left = count, sum: UInt64 = 0
+        while left > 0, !values.isEmpty {
+            let taken = min(left, values[0].times)
+            sum += taken * values[0].value
+            left -= taken
+            values[0].times -= taken
+            if values[0].times == 0 { values.removeFirst() }
+        }
+        return sum
+    }
+}
+
+/// Collects values run-length coded.
+struct RepeatedWriter {
+    var values: [ChangeRun.Repeated] = []
+
+    mutating func append(_ value: UInt64) {
+        if values.last?.value == value {
+            values[values.count - 1].times += 1
+        } else {
+            values.append(ChangeRun.Repeated(value: value, times: 1))
+        }
+    }
+}
+
+/// What the change log holds under one key, and what a merge integrates in one step: a
+/// single change or a run of them.
+enum ChangeUnit: Hashable, Sendable {
+    case change(Change)
+    case run(ChangeRun)
+
+    /// The first change.
+    var id: ChangeID {
+        switch self {
+        case .change(let change): change.id
+        case .run(let run): run.id
+        }
+    }
+
+    /// The counters it covers.
+    var count: UInt64 {
+        switch self {
+        case .change(let change): change.count
+        case .run(let run): run.count
+        }
+    }
+
+    var endCounter: UInt64 { id.counter + count }
+
+    /// The Lamport time of its last change.
+    var lastLamport: UInt64 {
+        switch self {
+        case .change(let change): change.lamport
+        case .run(let run): run.lastLamport
+        }
+    }
+
+    /// Its changes one by one.
+    var changes: [Change] {
+        switch self {
+        case .change(let change): [change]
+        case .run(let run): run.changes
+        }
+    }
+
+    /// Its changes that lie in `range` of its replica's counters, cut from it as a unit
+    /// (the part of a run, a change whole), or `nil` when none does.
+    ///
+    /// A single change is never cut: it is kept whole when any of its counters is in range.
+    func clamped(to range: Range<UInt64>) -> ChangeUnit? {
+        guard range.lowerBound < endCounter, id.counter < range.upperBound else { return nil }
+        guard case .run(let run) = self else { return self }
+        var unit = self
+        if range.lowerBound > id.counter { unit = run.suffix(from: range.lowerBound) }
+        if range.upperBound < endCounter, case .run(var cut) = unit {
+            let kept = range.upperBound - cut.id.counter
+            var lengths = cut.lengths, steps = cut.lamportSteps
+            let droppedLength = ChangeRun.dropLast(cut.count - kept, from: &lengths)
+            _ = ChangeRun.dropLast(cut.count - kept, from: &steps)
+            cut.lengths = lengths
+            cut.lamportSteps = steps
+            cut.count = kept
+            cut.operations = TextOperation.split(cut.operations, lengths: [cut.totalLength, droppedLength])![0]
+            unit = kept == 1 ? .change(cut.changes[0]) : .run(cut)
+        }
+        return unit
+    }
+}
+
+extension ChangeRun {
+    /// Removes the last `count` values from `values` and returns their sum.
+    static func dropLast(_ count: UInt64, from values: inout [Repeated]) -> UInt64 {
+        var left = count, sum: UInt64 = 0
+        while left > 0, let last = values.last {
+            let taken = min(left, last.times)
+            sum += taken * last.value
+            left -= taken
+            values[values.count - 1].times -= taken
+            if values[values.count - 1].times == 0 { values.removeLast() }
+        }
+        return sum
+    }
+}
+
+extension ChangeRun {
+    /// Reads run-length coded values (each stored minus one) whose repeats add up to `total`.
+    static func readRepeated(
+        from reader: inout ByteReader, total: UInt64, limit: UInt64, what: String
+    ) throws(DecodingError) -> [Repeated] {
+        let pairs = try reader.readCount("\(what) count", limit: Int(total), minimumElementSize: 2)
+        var values: [Repeated] = []
+        values.reserveCapacity(pairs)
+        var sum: UInt64 = 0
+        for _ in 0..<pairs {
+            let at = reader.offset
+            let value = try reader.readVarint(what)
+            let times = try reader.readVarint("\(what) repeat")
+            guard value < limit, times > 0, times <= total - sum else {
+                throw .malformed("\(what): a value or repeat out of range", at: at)
+            }
+            sum += times
+            values.append(Repeated(value: value + 1, times: times))
+        }
+        guard sum == total else { throw .malformed("\(what) cover \(sum) changes, not \(total)", at: reader.offset) }
+        return values
+    }
+
+    /// Writes values run-length coded (each minus one), as ``readRepeated`` reads them.
+    static func writeRepeated(_ values: [Repeated], into writer: inout ByteWriter) {
+        writer.write(varint: UInt64(values.count))
+        for value in values {
+            writer.write(varint: value.value - 1)
+            writer.write(varint: value.times)
+        }
+    }
+}

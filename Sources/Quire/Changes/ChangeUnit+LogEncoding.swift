@@ -1,0 +1,146 @@
+import QuireCore
+
+/// The change log's form of a unit: a change as its body (``Change/encodeBody(into:writeText:)``),
+/// a run as below. The key holds the replica and first counter in both.
+///
+/// ```
+/// run entry  0 — a change's body starts with its operation count, never 0
+///            · n: changes · lamport of the first
+///            · lamport steps: p, p × (step − 1 · times)      Σ times = n − 1
+///            · lengths: q, q × (length − 1 · times)          Σ times = n
+///            · replicas: k, k × replica (8 bytes LE)          index 0, the run's own, not written
+///            · dependencies of the first change: d, d × (replica index · counter)
+///            · text (the store's slot number) · first text counter
+///            · text operations of all n changes, joined, sharing the replica table,
+///              counters from the first text counter (the rest of the entry)
+/// ```
+///
+/// Keystroke autosave logs one change per keystroke, so a durable keystroke writes only
+/// its own small entry; each checkpoint folds the changes logged since into runs
+/// (``StoreState/foldLoggedChanges(into:)``), and a merge logs a run it integrates as
+/// one entry. The log then costs what its operations cost, not LMDB's overhead per entry.
+extension ChangeUnit {
+    private static let runMarker: UInt8 = 0
+    private static var maximumChangesInEntry: Int { ChangeRun.maximumChanges }
+
+    /// Writes the log entry; `writeText` names the text (by slot).
+    func encodeLogEntry(into writer: inout ByteWriter, writeText: (TextID, inout ByteWriter) -> Void) {
+        switch self {
+        case .change(let change):
+            change.encodeBody(into: &writer) { text, _, writer in writeText(text, &writer) }
+        case .run(let run):
+            var table = [run.id.replica]
+            func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
+            for replica in run.dependencies.counters.keys.sorted() { note(replica) }
+            TextOperationCoding.replicas(in: run.operations).forEach(note)
+            var index: [ReplicaID: Int] = [:]
+            for (position, replica) in table.enumerated() { index[replica] = position }
+            writer.write(byte: Self.runMarker)
+            writer.write(varint: run.count)
+            writer.write(varint: run.lamport)
+            ChangeRun.writeRepeated(run.lamportSteps, into: &writer)
+            ChangeRun.writeRepeated(run.lengths, into: &writer)
+            writer.write(varint: UInt64(table.count - 1))
+            for replica in table.dropFirst() { writer.write(replica: replica) }
+            let dependencies = run.dependencies.counters.sorted { $0.key < $1.key }
+            writer.write(varint: UInt64(dependencies.count))
+            for (replica, counter) in dependencies {
+                writer.write(varint: UInt64(index[replica]!))
+                writer.write(varint: counter)
+            }
+            writeText(run.text, &writer)
+            let base = run.operations[0].id.counter
+            writer.write(varint: base)
+            writer.write(raw: TextOperationCoding.encode(run.operations, sharing: table, counterBase: base))
+        }
+    }
+
+    /// Reads a log entry written by ``encodeLogEntry(into:writeText:)`` that fills `reader`.
+    ///
+    /// - Throws: ``StoreError/invalidChange(_:)`` naming what does not decode.
+    static func decodeLogEntry(
+        from reader: inout ByteReader, id: ChangeID, readText: (inout ByteReader, [ReplicaID]) throws -> TextID
+    ) throws(StoreError) -> ChangeUnit {
+        guard reader.remaining > 0 else { throw .invalidChange("change \(id): an empty log entry") }
+        var probe = reader
+        guard (try? probe.readByte("entry kind")) == runMarker else {
+            let change = try Change.decodeBody(from: &reader, id: id, readText: readText)
+            guard reader.isAtEnd else { throw .invalidChange("change \(id): \(reader.remaining) trailing bytes") }
+            return .change(change)
+        }
+        reader = probe
+        do {
+            let head = try readRunHead(from: &reader, id: id)
+            let others = try reader.readCount("replica table", limit: Change.maximumCount, minimumElementSize: 8)
+            var table = [id.replica]
+            for _ in 0..<others {
+                let replica = try reader.readReplica("replica")
+                guard replica.rawValue != 0, !table.contains(replica) else {
+                    throw DecodingError.malformed("replica table repeats \(replica) or names replica 0", at: reader.offset - 8)
+                }
+                table.append(replica)
+            }
+            var dependencies: [ReplicaID: UInt64] = [:]
+            let dependencyCount = try reader.readCount("dependency count", limit: Change.maximumCount, minimumElementSize: 2)
+            for _ in 0..<dependencyCount {
+                let replica = try reader.readReplica(in: table, "dependency replica")
+                guard replica != id.replica, dependencies[replica] == nil else {
+                    throw DecodingError.malformed("duplicate dependency on \(replica)", at: reader.offset)
+                }
+                dependencies[replica] = try reader.readVarint("dependency counter")
+            }
+            let text = try readText(&reader, table)
+            let base = try reader.readVarint("first text counter")
+            let operations = try TextOperationCoding.decode(
+                Array(try reader.readBytes(reader.remaining, "text operations")), sharing: table, counterBase: base)
+            return .run(try ChangeRun(
+                id: id, lamport: head.lamport, lamportSteps: head.steps, lengths: head.lengths, count: head.count,
+                dependencies: VersionVector(dependencies), text: text, operations: operations))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .invalidChange("run \(id): \(error)")
+        }
+    }
+
+    /// The counter after the entry's last change and that change's Lamport time, read
+    /// from the entry's first bytes only (opening reads this of the replica's last entry).
+    static func logEntryEnd(_ reader: inout ByteReader, id: ChangeID) throws(DecodingError) -> (end: UInt64, lamport: UInt64) {
+        var probe = reader
+        guard try probe.readByte("entry kind") == runMarker else {
+            let count = try reader.readVarint("operation count")
+            return (id.counter + count, try reader.readVarint("lamport time"))
+        }
+        let head = try readRunHead(from: &probe, id: id)
+        return (id.counter + head.count, head.steps.reduce(head.lamport) { $0 + $1.value * $1.times })
+    }
+
+    /// How many changes the log entry `value` holds: 1 for a change, n for a run (0 for
+    /// a run whose head does not decode).
+    static func changeCount(ofLogEntry value: UnsafeRawBufferPointer) -> Int {
+        guard value.first == runMarker else { return 1 }
+        var reader = ByteReader(Array(value.dropFirst().prefix(10)))
+        return (try? reader.readVarint("run length")).map { Int(min($0, UInt64(maximumChangesInEntry))) } ?? 0
+    }
+
+    /// Reads a run entry's count, Lamport time, steps and lengths (after its marker).
+    private static func readRunHead(
+        from reader: inout ByteReader, id: ChangeID
+    ) throws(DecodingError) -> (count: UInt64, lamport: UInt64, steps: [ChangeRun.Repeated], lengths: [ChangeRun.Repeated]) {
+        let countAt = reader.offset
+        let count = try reader.readVarint("run length")
+        guard count >= 1, count <= UInt64(ChangeRun.maximumChanges), id.counter <= UInt64(Int64.max) - count else {
+            throw .malformed("a run of \(count) changes (1 to \(ChangeRun.maximumChanges))", at: countAt)
+        }
+        let lamportAt = reader.offset
+        let lamport = try reader.readVarint("lamport time")
+        // Lamport times stay below 2^62 and lengths below 2^40 per change: no sum overflows.
+        guard lamport < 1 << 62 else { throw .malformed("impossible lamport time", at: lamportAt) }
+        let steps = try ChangeRun.readRepeated(from: &reader, total: count - 1, limit: 1 << 40, what: "lamport steps")
+        let lengths = try ChangeRun.readRepeated(from: &reader, total: count, limit: 1 << 40, what: "lengths")
+        guard steps.reduce(lamport, { $0 + $1.value * $1.times }) < 1 << 62 else {
+            throw .malformed("impossible lamport time", at: lamportAt)
+        }
+        return (count, lamport, steps, lengths)
+    }
+}
