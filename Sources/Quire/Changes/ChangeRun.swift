@@ -163,6 +163,55 @@ struct ChangeRun: Hashable, Sendable {
         return changes
     }
 
+    /// The run cut into consecutive pieces of `size` changes (the last may be shorter),
+    /// each a run, or a single change when it has one.
+    ///
+    /// - Complexity: O(count + operations): the operations are cut in one pass.
+    func pieces(ofChanges size: UInt64) -> [ChangeUnit] {
+        precondition(size >= 1)
+        var lengths = self.lengths, steps = lamportSteps
+        var heads: [(id: ChangeID, lamport: UInt64, count: UInt64, steps: [Repeated], lengths: [Repeated])] = []
+        var totals: [UInt64] = []
+        var counter = id.counter, lamport = self.lamport
+        while counter < endCounter {
+            let n = min(size, endCounter - counter)
+            let pieceLengths = Self.takeFirst(n, from: &lengths)
+            let pieceSteps = Self.takeFirst(n - 1, from: &steps)
+            heads.append((ChangeID(replica: id.replica, counter: counter), lamport, n, pieceSteps, pieceLengths))
+            totals.append(pieceLengths.reduce(0) { $0 + $1.value * $1.times })
+            lamport = pieceSteps.reduce(lamport) { $0 + $1.value * $1.times }
+            counter += n
+            if counter < endCounter { lamport += Self.dropFirst(1, from: &steps) }
+        }
+        // The initializer checked that the operations are contiguous and cover `lengths`.
+        let operationPieces = TextOperation.split(operations, lengths: totals)!
+        return zip(heads, operationPieces).map { head, operations in
+            var piece = self
+            piece.id = head.id
+            piece.lamport = head.lamport
+            piece.count = head.count
+            piece.lamportSteps = head.steps
+            piece.lengths = head.lengths
+            piece.operations = operations
+            if head.id != id { piece.dependencies = VersionVector() }  // the first change's, met before
+            return piece.count == 1 ? .change(piece.changes[0]) : .run(piece)
+        }
+    }
+
+    /// Removes the first `count` values from `values` and returns them.
+    private static func takeFirst(_ count: UInt64, from values: inout [Repeated]) -> [Repeated] {
+        var taken: [Repeated] = []
+        var left = count
+        while left > 0, !values.isEmpty {
+            let times = min(left, values[0].times)
+            taken.append(Repeated(value: values[0].value, times: times))
+            left -= times
+            values[0].times -= times
+            if values[0].times == 0 { values.removeFirst() }
+        }
+        return taken
+    }
+
     /// The run without its changes before `counter`, a single change when one is left.
     ///
     /// - Precondition: `id.counter < counter < endCounter`.

@@ -115,6 +115,9 @@ extension ChangeUnit {
         return (id.counter + head.count, head.steps.reduce(head.lamport) { $0 + $1.value * $1.times })
     }
 
+    /// Whether the log entry `value` is a run.
+    static func isRun(logEntry value: UnsafeRawBufferPointer) -> Bool { value.first == runMarker }
+
     /// How many changes the log entry `value` holds: 1 for a change, n for a run (0 for
     /// a run whose head does not decode).
     static func changeCount(ofLogEntry value: UnsafeRawBufferPointer) -> Int {

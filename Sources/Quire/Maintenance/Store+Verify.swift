@@ -397,20 +397,27 @@ struct StoreVerifier {
             return .continue
         }
         let replica = meta?.replica ?? ReplicaID(UInt64.max)
+        // Chunks in key order: each text's first, then its others (TextSnapshotStorage).
+        var snapshots: [(text: TextID, bytes: [UInt8])] = []
         for (key, value) in entries {
-            report.textCount += 1
-            var reader = KeyReader(key)
-            let text: TextID
+            let text: TextID, chunk: Int
             do throws(KeyReader.DecodingError) {
-                let recordReplica = try reader.read(UInt64.self)
-                let recordCounter = try reader.read(UInt64.self)
-                let field = try reader.read(String.self)
-                try reader.finish()
-                text = TextID(record: RecordID(replica: ReplicaID(recordReplica), counter: recordCounter), field: field)
+                (text, chunk) = try TextSnapshotStorage.decodeKey(key)
             } catch {
-                add(.indexes, database, Self.hex(key), "the key does not decode as (record, field): \(error.description)", Remedy.restore)
+                report.textCount += 1
+                add(.indexes, database, Self.hex(key), "the key does not decode as (record, field[, chunk]): \(error.description)", Remedy.restore)
                 continue
             }
+            if chunk == 0 {
+                snapshots.append((text, value))
+            } else if snapshots.last?.text == text {
+                snapshots[snapshots.count - 1].bytes += value
+            } else {
+                add(.indexes, database, "\(text)", "snapshot chunk \(chunk) has no first chunk", Remedy.restore)
+            }
+        }
+        for (text, value) in snapshots {
+            report.textCount += 1
             if !slotted.contains(text) {
                 add(.indexes, database, "\(text)", "the text has a snapshot but no slot in text-slots, so its logged edits cannot be found", Remedy.restore)
             }

@@ -147,6 +147,7 @@ extension StoreState {
         changesSinceCheckpoint = fresh.changesSinceCheckpoint
         bytesSinceCheckpoint = fresh.bytesSinceCheckpoint
         textsSinceCheckpoint = nil
+        changesSinceFold = fresh.changesSinceCheckpoint
         names = fresh.names
         textSlots = fresh.textSlots
         slotTexts = fresh.slotTexts

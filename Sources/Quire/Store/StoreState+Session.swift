@@ -64,6 +64,7 @@ extension StoreState {
         var loggedBytes = 0
         var newSlots: [TextID: UInt64] = [:]
         var writesMeta = true
+        var localChange: Change?  // the change a local write makes
 
         // Texts: their operations go into the change, nothing else is written for them.
         var textOperations: [(TextID, [TextOperation])] = []
@@ -115,6 +116,7 @@ extension StoreState {
             let change = Change(
                 id: ChangeID(replica: replica, counter: meta.version[replica]), count: UInt64(operations.count),
                 lamport: session.lamport, dependencies: dependencies, operations: operations)
+            localChange = change
             let entry = logEntry(.change(change), newSlots: &newSlots, writes: &writes)
             loggedBytes += entry.count
             writes.put(entry, StoreLayout.changeKey(change.id), layout.changes)
@@ -131,9 +133,10 @@ extension StoreState {
             event.changes = applied
             for replica in session.integrated.keys.sorted() {
                 for unit in session.integrated[replica]! {
-                    let entry = logEntry(unit, newSlots: &newSlots, writes: &writes)
-                    loggedBytes += entry.count
-                    writes.put(entry, StoreLayout.changeKey(unit.id), layout.changes)
+                    for (id, entry) in logEntries(unit, newSlots: &newSlots, writes: &writes) {
+                        loggedBytes += entry.count
+                        writes.put(entry, StoreLayout.changeKey(id), layout.changes)
+                    }
                 }
             }
             for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
@@ -144,11 +147,14 @@ extension StoreState {
             if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty { return nil }
         }
         let checkpointing = changesSinceCheckpoint + 1 >= StoredText.checkpointChanges
-            || bytesSinceCheckpoint + loggedBytes >= StoredText.checkpointBytes
+            || bytesSinceCheckpoint + loggedBytes >= StoredText.checkpointBytesDue(lastSnapshotBytes: lastSnapshotBytes)
+        var snapshotBytes = 0
         if checkpointing {
-            try addCheckpoint(to: &writes, meta: &newMeta, including: textOperations.map(\.0), newSlots: newSlots)
+            snapshotBytes = try addCheckpoint(to: &writes, meta: &newMeta, including: textOperations.map(\.0), newSlots: newSlots)
             writesMeta = true
         }
+        let folding = checkpointing || changesSinceFold + 1 >= StoredText.foldChanges
+        if folding { try foldLoggedChanges(into: &writes, newSlots: &newSlots, including: localChange) }
         if writesMeta { writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta) }
         for (replica, positions) in self.session?.learnedNames ?? [:] {
             let table = names[replica]!
@@ -162,7 +168,7 @@ extension StoreState {
         }
         return PreparedCommit(
             writes: writes, treeChanges: treeChanges, meta: newMeta, newSlots: newSlots, textOperations: textOperations,
-            loggedBytes: loggedBytes, checkpointing: checkpointing, event: event)
+            loggedBytes: loggedBytes, checkpointing: checkpointing, snapshotBytes: snapshotBytes, folding: folding, event: event)
     }
 
     /// Ends a transaction that changed nothing.
@@ -198,10 +204,12 @@ extension StoreState {
             textSlots[text] = slot
             slotTexts[slot] = text
         }
+        changesSinceFold = commit.folding ? 0 : changesSinceFold + 1
         if commit.checkpointing {
             changesSinceCheckpoint = 0
             bytesSinceCheckpoint = 0
             textsSinceCheckpoint = []
+            lastSnapshotBytes = commit.snapshotBytes
         } else {
             changesSinceCheckpoint += 1
             bytesSinceCheckpoint += commit.loggedBytes
@@ -265,9 +273,17 @@ extension StoreState {
     ) throws -> [TextID: [[TextOperation]]] {
         var result: [TextID: [[TextOperation]]] = [:]
         for (replica, counter) in meta.version.counters.sorted(by: { $0.key < $1.key }) where counter > meta.checkpoint[replica] {
-            let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
+            let checkpoint = meta.checkpoint[replica]
+            let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: checkpoint))
             let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
-            try forEachLoggedUnit(in: KeyRange(from: start, to: end), of: tx) { unit in
+            var units: [ChangeUnit] = []
+            // A run folded after the checkpoint may start before it: its later part counts.
+            if let straddling = try loggedUnit(covering: ChangeID(replica: replica, counter: checkpoint), in: tx),
+                straddling.id.counter < checkpoint, let after = straddling.clamped(to: checkpoint..<UInt64.max) {
+                units.append(after)
+            }
+            try forEachLoggedUnit(in: KeyRange(from: start, to: end), of: tx) { units.append($0) }
+            for unit in units {
                 switch unit {
                 case .change(let change):
                     for case .text(let text, let operations) in change.operations where only == nil || only == text {
@@ -283,7 +299,10 @@ extension StoreState {
 
     /// Adds a checkpoint to a commit: snapshots of every text changed since the last one
     /// (those of this commit included), and the new checkpoint version in `meta`.
-    func addCheckpoint(to writes: inout DiskWrites, meta newMeta: inout StoreMeta, including current: [TextID], newSlots: [TextID: UInt64]) throws {
+    ///
+    /// - Returns: The bytes of the snapshots.
+    @discardableResult
+    func addCheckpoint(to writes: inout DiskWrites, meta newMeta: inout StoreMeta, including current: [TextID], newSlots: [TextID: UInt64]) throws -> Int {
         var changed = Set(current)
         let layout = layout
         if let known = textsSinceCheckpoint {
@@ -293,47 +312,104 @@ extension StoreState {
                 for text in try operationsSinceCheckpoint(in: tx).keys { changed.insert(text) }
             }
         }
+        var bytes = 0
         for id in changed.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
-            let stored = try text(id)
-            writes.put(stored.text.encodedState(), StoreLayout.textKey(id), layout.texts)
+            let snapshot = try text(id).text.encodedState()
+            bytes += snapshot.count
+            TextSnapshotStorage.write(snapshot, of: id, into: &writes, layout: layout)
         }
-        try foldLoggedChanges(into: &writes)
         newMeta.checkpoint = newMeta.version
+        return bytes
     }
+
+    /// The largest log entry of a run: one LMDB overflow page (4,096 bytes less its
+    /// 16-byte header). A larger value takes several contiguous pages, which the pages
+    /// freed as a store is used rarely provide, so the file would grow instead.
+    static let maximumRunEntryBytes = 4_080
 
     /// Folds the changes logged since the checkpoint that continue one another (a text's
     /// keystrokes) into runs: one entry instead of one per keystroke, so the log stops
     /// growing by LMDB's overhead per entry. The entries read are those committed; the
     /// commit being prepared holds the writer lock, so no other process adds any.
-    func foldLoggedChanges(into writes: inout DiskWrites) throws {
+    ///
+    /// - Parameters:
+    ///   - newSlots: Slots the commit gives new texts (see ``logEntry(_:newSlots:writes:)``).
+    ///   - current: The change the commit logs, folded with those before it: otherwise
+    ///     it would stay a lone entry among runs.
+    func foldLoggedChanges(into writes: inout DiskWrites, newSlots: inout [TextID: UInt64], including current: Change? = nil) throws {
         let layout = layout
         var folded: [(units: [ChangeUnit], replaced: [ChangeID])] = []
         try environment.read { tx in
             for (replica, counter) in meta.version.counters.sorted(by: { $0.key < $1.key }) where counter > meta.checkpoint[replica] {
-                let start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
                 let end = StoreLayout.changeKey(ChangeID(replica: replica, counter: UInt64.max))
+                var start = StoreLayout.changeKey(ChangeID(replica: replica, counter: meta.checkpoint[replica]))
+                // From the entry before the checkpoint: a run there may be topped up.
+                try tx.scan(layout.changes, range: KeyRange(from: Key(replica.rawValue), to: start), reverse: true) { key, _ in
+                    start = Key(bytes: Array(key))
+                    return .stop
+                }
                 var singles: [Change] = []
                 var ids: [ChangeID] = []
-                func fold() {
-                    if singles.count >= 2 { folded.append((ChangeRun.units(of: singles), ids)) }
-                    singles.removeAll()
-                    ids.removeAll()
+                // The run entry just before the singles, while it has room for more.
+                var openRun: (key: [UInt8], value: [UInt8])?
+                var failure: (any Error)?
+                func fold() throws {
+                    defer {
+                        singles.removeAll()
+                        ids.removeAll()
+                    }
+                    var changes = singles
+                    var replaced = ids
+                    if let run = openRun, let first = singles.first {
+                        let unit = try run.key.withUnsafeBytes { key in
+                            try run.value.withUnsafeBytes { value in try decodeLogEntry(key: key, value: value) }
+                        }
+                        if case .run(let open) = unit, let last = open.changes.last, ChangeRun.continues(last, with: first) {
+                            changes = open.changes + singles
+                            replaced.insert(open.id, at: 0)
+                        }
+                    }
+                    if replaced.count >= 2 { folded.append((ChangeRun.units(of: changes), replaced)) }
                 }
-                try forEachLoggedUnit(in: KeyRange(from: start, to: end), of: tx) { unit in
-                    guard case .change(let change) = unit, ChangeRun.textEdit(of: change) != nil else { return fold() }
-                    singles.append(change)
-                    ids.append(change.id)
+                try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
+                    do {
+                        // Runs (folded before, or merged) are decoded only to be topped up.
+                        if ChangeUnit.isRun(logEntry: value) {
+                            try fold()
+                            openRun = value.count < Self.maximumRunEntryBytes * 85 / 100 ? (Array(key), Array(value)) : nil
+                            return .continue
+                        }
+                        guard case .change(let change) = try decodeLogEntry(key: key, value: value),
+                            ChangeRun.textEdit(of: change) != nil
+                        else {
+                            try fold()
+                            openRun = nil
+                            return .continue
+                        }
+                        singles.append(change)
+                        ids.append(change.id)
+                    } catch {
+                        failure = error
+                        return .stop
+                    }
+                    return .continue
                 }
-                fold()
+                if let failure { throw failure }
+                if let current, current.id.replica == replica, ChangeRun.textEdit(of: current) != nil {
+                    singles.append(current)
+                    ids.append(current.id)
+                }
+                try fold()
             }
         }
-        var newSlots: [TextID: UInt64] = [:]  // every text logged has its slot already
         for (units, replaced) in folded where units.count < replaced.count {
             let kept = Set(units.compactMap { unit -> ChangeID? in if case .change = unit { unit.id } else { nil } })
             for id in replaced where !kept.contains(id) { writes.remove(StoreLayout.changeKey(id), layout.changes) }
             for unit in units {
                 guard case .run = unit else { continue }
-                writes.put(logEntry(unit, newSlots: &newSlots, writes: &writes), StoreLayout.changeKey(unit.id), layout.changes)
+                for (id, entry) in logEntries(unit, newSlots: &newSlots, writes: &writes) {
+                    writes.put(entry, StoreLayout.changeKey(id), layout.changes)
+                }
             }
         }
     }
@@ -341,20 +417,24 @@ extension StoreState {
     /// Writes a checkpoint on its own, when any change was logged since the last one.
     func writeCheckpoint() throws {
         guard changesSinceCheckpoint > 0, !environment.configuration.readOnly else { return }
-        let written = try environment.write { tx -> (meta: StoreMeta, transaction: Int)? in
+        let written = try environment.write { tx -> (meta: StoreMeta, transaction: Int, snapshotBytes: Int)? in
             // The snapshots are of the texts as on disk, other processes' edits included.
             try refresh(in: tx, snapshot: tx.transactionID - 1)
             guard changesSinceCheckpoint > 0 else { return nil }
             var writes = DiskWrites()
             var newMeta = meta
-            try addCheckpoint(to: &writes, meta: &newMeta, including: [], newSlots: [:])
+            let snapshotBytes = try addCheckpoint(to: &writes, meta: &newMeta, including: [], newSlots: [:])
+            var newSlots: [TextID: UInt64] = [:]  // stays empty: every text logged has its slot
+            try foldLoggedChanges(into: &writes, newSlots: &newSlots)
             writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta)
             try writes.perform(in: tx)
-            return (newMeta, tx.transactionID)
+            return (newMeta, tx.transactionID, snapshotBytes)
         }
         guard let written else { return }
         meta = written.meta
         knownTransaction = written.transaction
+        lastSnapshotBytes = written.snapshotBytes
+        changesSinceFold = 0
         changesSinceCheckpoint = 0
         bytesSinceCheckpoint = 0
         textsSinceCheckpoint = []
@@ -382,6 +462,17 @@ extension StoreState {
             meta.version.record(OperationID(replica: replica, counter: meta.version[replica]), count: latest.end - meta.version[replica])
         }
         meta.lamport = max(meta.lamport, latest.lamport)
+    }
+
+    /// The change-log entries of `unit`, keyed by their first change: one, or for a run
+    /// whose entry would exceed ``maximumRunEntryBytes``, runs that each fit.
+    func logEntries(_ unit: ChangeUnit, newSlots: inout [TextID: UInt64], writes: inout DiskWrites) -> [(ChangeID, [UInt8])] {
+        let entry = logEntry(unit, newSlots: &newSlots, writes: &writes)
+        guard entry.count > Self.maximumRunEntryBytes, case .run(let run) = unit else { return [(unit.id, entry)] }
+        // Pieces in proportion to the bytes, a little smaller so that most fit; one that
+        // does not is cut again.
+        let size = max(1, UInt64(Double(run.count) * Double(Self.maximumRunEntryBytes) / Double(entry.count) * 0.85))
+        return run.pieces(ofChanges: size).flatMap { piece in logEntries(piece, newSlots: &newSlots, writes: &writes) }
     }
 
     /// The change-log form of `unit` (see `ChangeUnit+LogEncoding.swift`), texts named by
@@ -481,6 +572,10 @@ struct PreparedCommit {
     var textOperations: [(TextID, [TextOperation])]
     var loggedBytes: Int
     var checkpointing: Bool
+    /// The bytes of the snapshots the checkpoint writes.
+    var snapshotBytes: Int
+    /// Whether the commit folds the log's keystroke changes into runs.
+    var folding: Bool
     var event: StoreEvent
 
     /// Writes it in `tx`. Always writes something (the log entry or the meta record), so

@@ -27,6 +27,11 @@ public final class StoreState: @unchecked Sendable {
     /// Changes and change-log bytes since the last checkpoint (see ``StoredText``).
     var changesSinceCheckpoint = 0
     var bytesSinceCheckpoint = 0
+    /// The size of the snapshots the last checkpoint wrote (0 until one is written):
+    /// the next is due after a quarter of that in log (see ``StoredText``).
+    var lastSnapshotBytes = 0
+    /// Commits since the log's keystroke changes were last folded into runs.
+    var changesSinceFold = 0
     /// The texts changed since the last checkpoint; `nil` until known (after opening,
     /// the first checkpoint reads them from the log).
     var textsSinceCheckpoint: Set<TextID>?

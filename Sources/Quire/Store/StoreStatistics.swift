@@ -36,7 +36,10 @@ extension Store {
                     return .continue
                 }
                 statistics.pendingCount = try tx.count(in: layout.pending)
-                statistics.textCount = try tx.count(in: layout.texts)
+                try tx.scan(layout.texts) { key, _ in
+                    if TextSnapshotStorage.isFirstChunk(key) { statistics.textCount += 1 }
+                    return .continue
+                }
             }
             statistics.recordCount = state.records.count
             let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")

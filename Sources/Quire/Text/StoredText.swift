@@ -5,18 +5,32 @@ import QuireCore
 ///
 /// On disk a text is a state snapshot, written at the store's last checkpoint, plus the
 /// operations of the changes logged since: a keystroke writes only its change-log entry.
-/// A checkpoint (every ``checkpointChanges`` changes or ``checkpointBytes`` of log, and
-/// when the store closes) writes fresh snapshots of the texts changed since, which
-/// keeps reading a text close to the cost of decoding one snapshot.
+/// A checkpoint writes fresh snapshots of the texts changed since, which keeps reading a
+/// text close to the cost of decoding one snapshot. One is due after
+/// ``checkpointChanges`` commits, or when the log since the last one reaches a quarter of
+/// the snapshots that one wrote (``checkpointBytesDue(lastSnapshotBytes:)``), and when
+/// the store closes. Sized so, a long typing session rewrites a large text's snapshot
+/// a few times, not once every thousand keystrokes, and the file does not grow by the
+/// snapshots LMDB cannot reuse yet.
 final class StoredText {
     let text: ReplicatedText
 
     init(text: ReplicatedText) { self.text = text }
 
-    /// Changes logged since the checkpoint that trigger the next one.
-    static let checkpointChanges = 1_000
-    /// Change-log bytes since the checkpoint that trigger the next one.
-    static let checkpointBytes = 512 << 10
+    /// Commits since the checkpoint that trigger the next one.
+    static let checkpointChanges = 16_384
+    /// Change-log bytes since the checkpoint that trigger the next one at the least and
+    /// at the most.
+    static let minimumCheckpointBytes = 64 << 10
+    static let maximumCheckpointBytes = 512 << 10
+    /// Commits after which the keystroke changes logged since are folded into runs.
+    static let foldChanges = 1_000
+
+    /// Change-log bytes since the checkpoint that trigger the next one, after one that
+    /// wrote snapshots of `lastSnapshotBytes`.
+    static func checkpointBytesDue(lastSnapshotBytes: Int) -> Int {
+        min(maximumCheckpointBytes, max(minimumCheckpointBytes, lastSnapshotBytes / 4))
+    }
 
     /// Reads the text `id`: its snapshot, then its operations in the changes after the
     /// checkpoint. `nil` when the store has neither.
@@ -24,7 +38,7 @@ final class StoredText {
         _ id: TextID, state: StoreState, in tx: borrowing T
     ) throws -> StoredText? {
         let layout = state.layout
-        let snapshot = try tx.value(forKey: StoreLayout.textKey(id), in: layout.texts)
+        let snapshot = try TextSnapshotStorage.read(id, layout: layout, in: tx)
         let logged = try state.operationsSinceCheckpoint(in: tx, only: id)[id]
         guard snapshot != nil || logged != nil else { return nil }
         let text: ReplicatedText

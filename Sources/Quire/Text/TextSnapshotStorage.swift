@@ -1,0 +1,71 @@
+import LMDB
+import QuireCore
+
+/// How the `texts` database keeps a text's snapshot: cut into chunks of one LMDB page
+/// each, the first under the text's key `(record replica, record counter, field)`, the
+/// others under that key plus their index (a 4-byte big-endian integer), so one prefix
+/// scan reads them back in order.
+///
+/// Why chunks: a checkpoint rewrites the snapshots of the texts changed since. One value
+/// larger than a page takes contiguous overflow pages, and the pages the previous
+/// snapshot freed are never quite enough for the next, larger one, so a long typing
+/// session left the file several times larger than what it holds. Pages of one chunk
+/// each are reused like any other. A snapshot written whole (stores of format 2) is the
+/// one-chunk case and reads the same.
+enum TextSnapshotStorage {
+    /// The bytes of one chunk: a 4,096-byte page less LMDB's 16-byte page header, so a
+    /// chunk fills exactly one overflow page.
+    static let chunkBytes = 4_080
+
+    /// The key of chunk `index` of `id`'s snapshot.
+    static func chunkKey(_ id: TextID, _ index: Int) -> Key {
+        var key = StoreLayout.textKey(id)
+        if index > 0 { key.append(UInt32(index)) }
+        return key
+    }
+
+    /// Adds the writes that replace `id`'s snapshot with `snapshot` to `writes`.
+    static func write(_ snapshot: [UInt8], of id: TextID, into writes: inout DiskWrites, layout: StoreLayout) {
+        writes.removeAll(.prefix(StoreLayout.textKey(id)), layout.texts)  // the old snapshot may have more chunks
+        var index = 0
+        var start = 0
+        repeat {
+            let end = min(snapshot.count, start + chunkBytes)
+            writes.put(Array(snapshot[start..<end]), chunkKey(id, index), layout.texts)
+            index += 1
+            start = end
+        } while start < snapshot.count
+    }
+
+    /// `id`'s snapshot, its chunks joined; `nil` when it has none.
+    static func read<T: ReadableTransaction & ~Copyable>(_ id: TextID, layout: StoreLayout, in tx: borrowing T) throws -> [UInt8]? {
+        var snapshot: [UInt8] = []
+        var found = false
+        try tx.scan(layout.texts, range: .prefix(StoreLayout.textKey(id))) { _, value in
+            snapshot.append(contentsOf: value)
+            found = true
+            return .continue
+        }
+        return found ? snapshot : nil
+    }
+
+    /// The text and chunk index a key of the `texts` database names.
+    ///
+    /// - Throws: `KeyReader.DecodingError` for a key of another shape.
+    static func decodeKey(_ key: some RawBytes) throws(KeyReader.DecodingError) -> (text: TextID, chunk: Int) {
+        let bytes = key.withUnsafeBytes { Array($0) }
+        var reader = KeyReader(bytes)
+        let replica = try reader.read(UInt64.self)
+        let counter = try reader.read(UInt64.self)
+        let field = try reader.read(String.self)
+        var chunk = 0
+        if reader.offset < bytes.count { chunk = Int(try reader.read(UInt32.self)) }
+        try reader.finish()
+        return (TextID(record: RecordID(replica: ReplicaID(replica), counter: counter), field: field), chunk)
+    }
+
+    /// Whether the `texts` key `key` is a snapshot's first chunk (one per text).
+    static func isFirstChunk(_ key: some RawBytes) -> Bool {
+        (try? decodeKey(key).chunk) == 0
+    }
+}
