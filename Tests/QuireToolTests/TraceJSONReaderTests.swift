@@ -162,6 +162,7 @@ struct TraceJSONReaderTests {
         (#"{"endContent":"","txns":[{"patches":[[1e2,0,""]]}]}"#, "found a number with a fraction or exponent"),
         (#"{"endContent":"","txns":[{"patches":[[01,0,""]]}]}"#, "found a number with a leading zero"),
         (#"{"endContent":"","txns":[{"patches":[[9223372036854775808,0,""]]}]}"#, "found a number too large for an integer"),
+        (#"{"endContent":"","txns":[{"patches":[[9223372036854775807,1,""]]}]}"#, "a patch's position plus delete count is too large for an integer at byte 37 in txns[0].patches[0]"),
         (#"{"endContent":"","txns":[{"agent":-1,"patches":[]}]}"#, "expected an agent (an integer ≥ 0), found a negative number"),
         (#"{"endContent":"","txns":[{"parents":[0,"1"],"patches":[]}]}"#, "expected a parent (an integer ≥ 0), found '\"' at byte 39 in txns[0].parents[1]"),
         (#"{"endContent":"","txns":[{"parents":3,"patches":[]}]}"#, "expected '[' starting parents"),
@@ -223,6 +224,19 @@ struct TraceJSONReaderTests {
         #expect(failure(start + [0xE2, 0x82])?.contains("the input ends inside a UTF-8 character") == true)
         #expect(failure(start + Array(#"\"#.utf8))?.contains("the input ends inside an escape") == true)
         #expect(failure(start + Array(#"\uD83D\uDE"#.utf8))?.contains("the input ends inside a \\u escape") == true)
+    }
+
+    @Test("a concurrent trace whose agent number does not fit the replay's 32 bits is refused, not a crash")
+    func hugeAgent() throws {
+        let json = Array(#"{"kind":"concurrent","endContent":"a","txns":[{"parents":[],"agent":2147483648,"patches":[[0,0,"a"]]}]}"#.utf8)
+        #expect(throws: TraceFile.Failure.self) { try TraceFile.parse(json, name: "t.json") }
+        do {
+            _ = try TraceFile.parse(json, name: "t.json")
+        } catch {
+            #expect("\(error)" == "t.json: transaction 0 has agent 2147483648, above the largest agent number, 2147483647")
+        }
+        let largest = Array(#"{"kind":"concurrent","endContent":"a","txns":[{"parents":[],"agent":2147483647,"patches":[[0,0,"a"]]}]}"#.utf8)
+        #expect(try TraceFile.parse(largest, name: "t.json").replay().string == "a")
     }
 
     /// Flips bytes of the small trace at random (a fixed seed): the reader must never

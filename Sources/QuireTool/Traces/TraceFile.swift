@@ -50,6 +50,10 @@ enum TraceFile {
                 guard let given = transaction.parents, let agent = transaction.agent, agent >= 0 else {
                     throw Failure(description: "\(name): transaction \(index) lacks parents or agent")
                 }
+                // The replay keeps agents as 32-bit numbers.
+                guard agent <= Int(Int32.max) else {
+                    throw Failure(description: "\(name): transaction \(index) has agent \(agent), above the largest agent number, \(Int32.max)")
+                }
                 guard given.allSatisfy({ $0 >= 0 && $0 < index }) else {
                     throw Failure(description: "\(name): transaction \(index) has a parent that is not an earlier transaction")
                 }

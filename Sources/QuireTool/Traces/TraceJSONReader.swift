@@ -100,6 +100,9 @@ private enum Byte {
 
 /// The reading state over the bytes, valid only inside ``TraceJSONReader/read(_:name:)``'s
 /// closure.
+///
+/// Descriptions of what is expected are autoclosures: a message is built only when
+/// reading fails, not once per token (building them eagerly took half the time).
 private struct Cursor {
     typealias Failure = TraceFile.Failure
 
@@ -180,12 +183,17 @@ private struct Cursor {
     }
 
     mutating func patch() throws(Failure) -> EditingTrace.Patch {
+        let patchStart = offset
         try expect(Byte.openBracket, "'[' starting a patch [position, deleteCount, text]")
         skipWhitespace()
         let position = try count("a patch's position (an integer ≥ 0)")
         try expect(Byte.comma, "',' after a patch's position")
         skipWhitespace()
         let deleteCount = try count("a patch's delete count (an integer ≥ 0)")
+        // Replay computes position + deleteCount; it must not overflow.
+        guard !position.addingReportingOverflow(deleteCount).overflow else {
+            throw failure("a patch's position plus delete count is too large for an integer", at: patchStart)
+        }
         try expect(Byte.comma, "',' after a patch's delete count")
         skipWhitespace()
         let text = try string("a patch's inserted text (a string)")
@@ -198,9 +206,9 @@ private struct Cursor {
     /// Reads `[ element, … ]`, calling `element` at the start of each (whitespace
     /// skipped) with its index on the path.
     mutating func forEachElement(
-        of what: String, _ element: (inout Cursor) throws(Failure) -> Void
+        of what: @autoclosure () -> String, _ element: (inout Cursor) throws(Failure) -> Void
     ) throws(Failure) {
-        try expect(Byte.openBracket, "'[' starting \(what)")
+        try expect(Byte.openBracket, "'[' starting \(what())")
         skipWhitespace()
         if peek() == Byte.closeBracket {
             offset += 1
@@ -222,7 +230,7 @@ private struct Cursor {
                 path.removeLast()
                 return
             default:
-                throw failure("expected ',' or ']' after an element of \(what), found \(found())")
+                throw failure("expected ',' or ']' after an element of \(what()), found \(found())")
             }
         }
     }
@@ -233,10 +241,10 @@ private struct Cursor {
     ///
     /// - Returns: The offset of the closing `}`, for errors about missing keys.
     mutating func forEachMember(
-        of what: String, fields: [(name: StaticString, field: Field)], seen: inout UInt16,
+        of what: @autoclosure () -> String, fields: [(name: StaticString, field: Field)], seen: inout UInt16,
         _ member: (inout Cursor, Field) throws(Failure) -> Void
     ) throws(Failure) -> Int {
-        try expect(Byte.openBrace, "'{' starting \(what)")
+        try expect(Byte.openBrace, "'{' starting \(what())")
         skipWhitespace()
         if peek() == Byte.closeBrace {
             offset += 1
@@ -244,12 +252,12 @@ private struct Cursor {
         }
         while true {
             let keyStart = offset
-            let key = try scanString("a key (a string) in \(what)")
+            let key = try scanString("a key (a string) in \(what())")
             let field = self.field(named: key.content, escaped: key.escaped, among: fields)
             if field != .unknown {
                 let bit: UInt16 = 1 << field.rawValue
                 guard seen & bit == 0 else {
-                    throw failure("duplicate key \"\(String(decoding: bytes[key.content], as: UTF8.self))\" in \(what)", at: keyStart)
+                    throw failure("duplicate key \"\(String(decoding: bytes[key.content], as: UTF8.self))\" in \(what())", at: keyStart)
                 }
                 seen |= bit
             }
@@ -267,7 +275,7 @@ private struct Cursor {
                 offset += 1
                 return offset - 1
             default:
-                throw failure("expected ',' or '}' after a member of \(what), found \(found())")
+                throw failure("expected ',' or '}' after a member of \(what()), found \(found())")
             }
         }
     }
@@ -364,27 +372,27 @@ private struct Cursor {
     // MARK: Numbers
 
     /// A non-negative integer that fits in `Int`, with no fraction or exponent.
-    mutating func count(_ what: String) throws(Failure) -> Int {
+    mutating func count(_ what: @autoclosure () -> String) throws(Failure) -> Int {
         guard let first = peek(), Byte.isDigit(first) else {
-            if peek() == Byte.minus { throw failure("expected \(what), found a negative number") }
-            throw failure("expected \(what), found \(found())")
+            if peek() == Byte.minus { throw failure("expected \(what()), found a negative number") }
+            throw failure("expected \(what()), found \(found())")
         }
         let start = offset
         var value = 0
         if first == Byte.zero {
             offset += 1
-            if let next = peek(), Byte.isDigit(next) { throw failure("expected \(what), found a number with a leading zero", at: start) }
+            if let next = peek(), Byte.isDigit(next) { throw failure("expected \(what()), found a number with a leading zero", at: start) }
         } else {
             while let digit = peek(), Byte.isDigit(digit) {
                 let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
                 let (sum, overflow2) = times10.addingReportingOverflow(Int(digit - Byte.zero))
-                guard !overflow1, !overflow2 else { throw failure("expected \(what), found a number too large for an integer", at: start) }
+                guard !overflow1, !overflow2 else { throw failure("expected \(what()), found a number too large for an integer", at: start) }
                 value = sum
                 offset += 1
             }
         }
         if let next = peek(), next == Byte.dot || next == Byte.lowerE || next == Byte.upperE {
-            throw failure("expected \(what), found a number with a fraction or exponent", at: start)
+            throw failure("expected \(what()), found a number with a fraction or exponent", at: start)
         }
         return value
     }
@@ -418,8 +426,8 @@ private struct Cursor {
     // MARK: Strings
 
     /// A string value.
-    mutating func string(_ what: String = "a string") throws(Failure) -> String {
-        let scanned = try scanString(what)
+    mutating func string(_ what: @autoclosure () -> String = "a string") throws(Failure) -> String {
+        let scanned = try scanString(what())
         return scanned.escaped ? unescaped(scanned.content) : String(decoding: bytes[scanned.content], as: UTF8.self)
     }
 
@@ -427,8 +435,8 @@ private struct Cursor {
     /// steps past it.
     ///
     /// - Returns: The bytes between the quotes, and whether they hold escapes.
-    mutating func scanString(_ what: String) throws(Failure) -> (content: Range<Int>, escaped: Bool) {
-        guard peek() == Byte.quote else { throw failure("expected \(what), found \(found())") }
+    mutating func scanString(_ what: @autoclosure () -> String) throws(Failure) -> (content: Range<Int>, escaped: Bool) {
+        guard peek() == Byte.quote else { throw failure("expected \(what()), found \(found())") }
         offset += 1
         let start = offset
         var escaped = false
@@ -570,9 +578,9 @@ private struct Cursor {
     }
 
     /// Steps past `byte`, after any whitespace.
-    mutating func expect(_ byte: UInt8, _ what: String) throws(Failure) {
+    mutating func expect(_ byte: UInt8, _ what: @autoclosure () -> String) throws(Failure) {
         skipWhitespace()
-        guard peek() == byte else { throw failure("expected \(what), found \(found())") }
+        guard peek() == byte else { throw failure("expected \(what()), found \(found())") }
         offset += 1
     }
 
