@@ -9,32 +9,6 @@ enum TraceFile {
         var description: String
     }
 
-    private struct Document: Decodable {
-        var kind: String?
-        var startContent: String?
-        var endContent: String
-        var txns: [Transaction]
-    }
-
-    private struct Transaction: Decodable {
-        var parents: [Int]?
-        var agent: Int?
-        var patches: [Patch]
-    }
-
-    private struct Patch: Decodable {
-        var position: Int
-        var deleteCount: Int
-        var text: String
-
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
-            position = try container.decode(Int.self)
-            deleteCount = try container.decode(Int.self)
-            text = try container.decode(String.self)
-        }
-    }
-
     /// Loads and parses the trace at `path`.
     ///
     /// - Throws: ``Failure`` naming the file and the problem (unreadable, corrupt gzip,
@@ -55,24 +29,30 @@ enum TraceFile {
         return try parse(json, name: path)
     }
 
-    /// Parses trace JSON.
+    /// Parses trace JSON with ``TraceJSONReader``, then checks the transaction graph.
+    ///
+    /// - Parameters:
+    ///   - json: The (decompressed) bytes of the file.
+    ///   - name: The file's name, for error messages.
+    /// - Throws: ``Failure`` for JSON that is not an editing trace (naming the byte
+    ///   offset and the place, such as `txns[17].patches[3]`), or a concurrent trace's
+    ///   transaction with a missing agent or a parent that is not an earlier transaction.
+    ///
+    /// Complexity: O(n) in the length of `json`.
     static func parse(_ json: [UInt8], name: String) throws -> EditingTrace {
-        let document: Document
-        do {
-            document = try JSONDecoder().decode(Document.self, from: Data(json))
-        } catch let error as Swift.DecodingError {
-            throw Failure(description: "\(name) is not an editing trace: \(describe(error))")
-        } catch {
-            throw Failure(description: "\(name) is not an editing trace: \(error)")
-        }
+        let document = try TraceJSONReader.read(json, name: name)
         let concurrent = document.kind == "concurrent"
         var transactions: [EditingTrace.Transaction] = []
-        transactions.reserveCapacity(document.txns.count)
-        for (index, transaction) in document.txns.enumerated() {
+        transactions.reserveCapacity(document.transactions.count)
+        for (index, transaction) in document.transactions.enumerated() {
             let parents: [Int]
             if concurrent {
                 guard let given = transaction.parents, let agent = transaction.agent, agent >= 0 else {
                     throw Failure(description: "\(name): transaction \(index) lacks parents or agent")
+                }
+                // The replay keeps agents as 32-bit numbers.
+                guard agent <= Int(Int32.max) else {
+                    throw Failure(description: "\(name): transaction \(index) has agent \(agent), above the largest agent number, \(Int32.max)")
                 }
                 guard given.allSatisfy({ $0 >= 0 && $0 < index }) else {
                     throw Failure(description: "\(name): transaction \(index) has a parent that is not an earlier transaction")
@@ -83,23 +63,10 @@ enum TraceFile {
             }
             transactions.append(EditingTrace.Transaction(
                 parents: parents, agent: concurrent ? transaction.agent ?? 0 : 0,
-                patches: transaction.patches.map {
-                    EditingTrace.Patch(position: $0.position, deleteCount: $0.deleteCount, text: $0.text)
-                }))
+                patches: transaction.patches))
         }
         return EditingTrace(
             startContent: document.startContent ?? "", endContent: document.endContent,
             isConcurrent: concurrent, transactions: transactions)
-    }
-
-    private static func describe(_ error: Swift.DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
-            .valueNotFound(_, let context):
-            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
     }
 }
