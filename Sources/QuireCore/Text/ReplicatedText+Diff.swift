@@ -22,21 +22,22 @@ extension ReplicatedText {
         let before = try visibility(at: old)
         let after = old == new ? before : try visibility(at: new)
         var builder = DiffBuilder()
+        // Reused for every run: no allocation per run.
+        var inOld: [Range<UInt64>] = []
+        var inNew: [Range<UInt64>] = []
+        var points: [UInt64] = []
         tree.forEachRun { run in
             let counters = run.counter..<run.counter + UInt64(run.length)
-            let inOld = before.visibleRanges(agent: run.agent, counters: counters)
-            let inNew = after.visibleRanges(agent: run.agent, counters: counters)
+            inOld.removeAll(keepingCapacity: true)
+            inNew.removeAll(keepingCapacity: true)
+            before.forEachVisible(agent: run.agent, counters: counters) { inOld.append($0) }
+            after.forEachVisible(agent: run.agent, counters: counters) { inNew.append($0) }
             if inOld == inNew {
                 // Unchanged: only its size matters.
                 for range in inOld { builder.keep(Self.size(of: range, in: run, tree: tree)) }
                 return
             }
-            var cuts = Set<UInt64>()
-            for range in inOld + inNew {
-                cuts.insert(range.lowerBound)
-                cuts.insert(range.upperBound)
-            }
-            let points = cuts.sorted()
+            Self.mergeBounds(of: inOld, inNew, into: &points)
             var walker = UTF8Walker(tree.bytes(of: run), isASCII: run.isASCII)
             var oldIndex = 0
             var newIndex = 0
@@ -65,6 +66,28 @@ extension ReplicatedText {
         let lower = Int(range.lowerBound - run.counter)
         let utf16 = tree.unitCount(in: run, ofFirst: lower + scalars, unit: .utf16) - tree.unitCount(in: run, ofFirst: lower, unit: .utf16)
         return (scalars, utf16)
+    }
+
+    /// The bounds of the sorted ranges `first` and `second`, sorted, each once.
+    private static func mergeBounds(of first: [Range<UInt64>], _ second: [Range<UInt64>], into points: inout [UInt64]) {
+        points.removeAll(keepingCapacity: true)
+        var i = 0
+        var j = 0
+        // Bound 2k is range k's lower bound, 2k + 1 its upper bound.
+        func bound(_ ranges: [Range<UInt64>], _ index: Int) -> UInt64 {
+            index % 2 == 0 ? ranges[index / 2].lowerBound : ranges[index / 2].upperBound
+        }
+        while i < 2 * first.count || j < 2 * second.count {
+            let next: UInt64
+            if j == 2 * second.count || i < 2 * first.count && bound(first, i) <= bound(second, j) {
+                next = bound(first, i)
+                i += 1
+            } else {
+                next = bound(second, j)
+                j += 1
+            }
+            if points.last != next { points.append(next) }
+        }
     }
 
     /// Whether `counter` lies in one of the sorted `ranges`, searching from `index` (which

@@ -68,11 +68,4 @@ struct VersionVisibility {
         }
         if lower < upper { body(lower..<upper) }
     }
-
-    /// The stretches of `agent`'s `counters` visible at the version.
-    func visibleRanges(agent: Int32, counters: Range<UInt64>) -> [Range<UInt64>] {
-        var result: [Range<UInt64>] = []
-        forEachVisible(agent: agent, counters: counters) { result.append($0) }
-        return result
-    }
 }
