@@ -723,6 +723,12 @@ public enum TextError: Error, Hashable, Sendable, CustomStringConvertible {
     case malformed(DecodingError)
     /// One replica's inserted text would exceed 2 GiB of UTF-8, the most a text holds.
     case tooLarge(replica: ReplicaID)
+    /// A version that counts more operations of `replica` than this text has integrated
+    /// (`known`): the text cannot show it.
+    case versionBeyondHistory(replica: ReplicaID, counter: UInt64, known: UInt64)
+    /// A version that holds `operation` but not `missing`, which it depends on (its left
+    /// origin, its right parent or the character it deletes): no replica was ever there.
+    case versionNotCausallyClosed(operation: OperationID, missing: OperationID)
 
     /// A sentence naming the problem.
     public var description: String {
@@ -734,6 +740,10 @@ public enum TextError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidOperation(let problem): "invalid text operation: \(problem)"
         case .malformed(let error): "malformed text data: \(error)"
         case .tooLarge(let replica): "replica \(replica) would insert more than 2 GiB of text"
+        case .versionBeyondHistory(let replica, let counter, let known):
+            "the version counts \(counter) operations of replica \(replica), this text has \(known): merge them first or ask for an earlier version"
+        case .versionNotCausallyClosed(let operation, let missing):
+            "the version holds operation \(operation) but not \(missing), which it depends on: include \(missing) or leave \(operation) out"
         }
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 import QuireCore
 
 /// Measures the text CRDT on one editing trace: local replay, encoding and merging the
-/// whole history, saving and loading the state, memory, and keystroke delta size.
+/// whole history, saving and loading the state, reading an old version, memory, and
+/// keystroke delta size.
 struct TextBenchmark {
     var trace: EditingTrace
     var traceName: String
@@ -21,6 +22,8 @@ struct TextBenchmark {
         var merge_ms: Double
         var state_bytes: Int
         var load_ms: Double
+        var checkout_ms: Double
+        var checkout_replay_ms: Double
         var rss_mb: Double
         var keystroke_delta_bytes: Double
         var end_chars: Int
@@ -62,15 +65,29 @@ struct TextBenchmark {
                 loadedText = loaded.string
             }
         }
+        // Halfway through the history by operation count (for concurrent traces, the
+        // causally closed version within every replica's half).
+        let half = replica.causallyClosedVersion(
+            within: VersionVector(replica.version.counters.mapValues { $0 / 2 }))
+        var checkoutText = ""
+        let checkoutTimes = try (0..<runs).map { _ in
+            try Timing.milliseconds { checkoutText = try replica.string(at: half) }
+        }
+        var replayedText = ""
+        let checkoutReplayTimes = try (0..<runs).map { _ in
+            try Timing.milliseconds { replayedText = try replica.fork(at: half, as: ReplicaID(UInt64.max)).string }
+        }
         let memory = try ReplicatedText(replica: ReplicaID(UInt64.max), state: state).memoryFootprint
         return Result(
             trace: traceName, ops: trace.patchCount, runs: runs,
             local_replay_ms: Timing.median(replayTimes), encode_ms: Timing.median(encodeTimes),
             history_bytes: history.count, history_deflated_bytes: Gzip.deflate(history).count, merge_ms: Timing.median(mergeTimes),
             state_bytes: state.count, load_ms: Timing.median(loadTimes),
+            checkout_ms: Timing.median(checkoutTimes), checkout_replay_ms: Timing.median(checkoutReplayTimes),
             rss_mb: Double(memory) / 1_048_576, keystroke_delta_bytes: try keystrokeDeltaBytes(limit: 10_000),
             end_chars: text.unicodeScalars.count,
-            correct: correct && mergedText == trace.endContent && loadedText == trace.endContent)
+            correct: correct && mergedText == trace.endContent && loadedText == trace.endContent
+                && checkoutText == replayedText)
     }
 
     /// The mean size of one keystroke's encoded change over the first `limit` one-character

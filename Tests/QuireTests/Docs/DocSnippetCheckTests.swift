@@ -127,7 +127,7 @@ struct DocSnippetCheckTests {
         #expect(counts["README.md"] == 1)
         #expect(counts["docs/store.md", default: 0] >= 29)
         #expect(counts["docs/architecture.md"] == 1)
-        #expect(counts["docs/text.md"] == 1)
+        #expect(counts["docs/text.md"] == 2)
         let problems = DocSnippetChecker.problems(docs: docs, sources: try Self.sources())
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }

@@ -8,7 +8,7 @@ struct TextBenchCommand: Command {
     static let discussion = """
         Replays FILE as local edits (medians over --runs runs, at least 5 recommended),
         encodes the whole history as one delta and merges it into an empty replica, saves
-        and loads the state, measures the heap a loaded replica holds, and the mean size of
+        and loads the state, reads the text halfway through its history, measures the heap a loaded replica holds, and the mean size of
         one keystroke's encoded change. Fields are documented in docs/benchmarks.md.
         """
     static let trace = Option.value("trace", placeholder: "FILE", help: "The trace (.json or .json.gz).")
@@ -55,6 +55,7 @@ extension TextBenchmark.Result: BenchmarkResult {
             ("encode history", String(format: "%.2f ms, %d bytes (%d deflated)", encode_ms, history_bytes, history_deflated_bytes)),
             ("merge history", String(format: "%.2f ms", merge_ms)),
             ("state", String(format: "%d bytes, load %.3f ms", state_bytes, load_ms)),
+            ("checkout at half", String(format: "%.3f ms (%.2f ms by replay)", checkout_ms, checkout_replay_ms)),
             ("memory of a loaded replica", String(format: "%.2f MB", rss_mb)),
             ("keystroke delta", String(format: "%.1f bytes", keystroke_delta_bytes)),
             ("correct", correct ? "yes" : "NO"),
