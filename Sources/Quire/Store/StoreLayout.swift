@@ -16,7 +16,13 @@ import QuireCore
 struct StoreLayout: Sendable {
     /// 2: the hierarchy's compact layout (``TreeStorageLayout/layoutVersion`` 2), and
     /// tree nodes without the type name their records already hold.
-    static let formatVersion = 2
+    /// 3: change runs in the log (``ChangeUnit``) and text snapshots in chunks
+    /// (``TextSnapshotStorage``).
+    static let formatVersion = 3
+    /// Older formats this build reads as they are: everything a format-2 store holds is
+    /// valid format 3. The meta record says 3 from its next write, after which an older
+    /// build refuses the store instead of misreading a run or a chunked snapshot.
+    static let readableFormats: ClosedRange<UInt64> = 2...3
 
     let meta: Database
     let changes: Database
@@ -154,7 +160,7 @@ struct StoreMeta: Hashable, Sendable {
         var reader = ByteReader(bytes)
         let format: UInt64
         do { format = try reader.readVarint("format version") } catch { throw .corrupt(database: "meta", problem: error.description) }
-        guard format == UInt64(StoreLayout.formatVersion) else {
+        guard StoreLayout.readableFormats.contains(format) else {
             throw .unsupportedFormat(found: Int(clamping: format), supported: StoreLayout.formatVersion)
         }
         do throws(DecodingError) {

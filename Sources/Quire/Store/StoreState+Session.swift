@@ -154,7 +154,10 @@ extension StoreState {
             writesMeta = true
         }
         let folding = checkpointing || changesSinceFold + 1 >= StoredText.foldChanges
-        if folding { try foldLoggedChanges(into: &writes, newSlots: &newSlots, including: localChange) }
+        if folding {
+            try foldLoggedChanges(into: &writes, newSlots: &newSlots, including: localChange)
+            writesMeta = true  // the meta record says format 3 before any run is in the log
+        }
         if writesMeta { writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta) }
         for (replica, positions) in self.session?.learnedNames ?? [:] {
             let table = names[replica]!
