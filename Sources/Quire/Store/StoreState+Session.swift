@@ -132,11 +132,12 @@ extension StoreState {
         case .remote, .otherProcess:  // merges; another process's changes are never committed here
             event.changes = applied
             for replica in session.integrated.keys.sorted() {
+                // A merged run is one entry however long: written once, its pages are
+                // contiguous at the end of the file, and cutting it would cost the import.
                 for unit in session.integrated[replica]! {
-                    for (id, entry) in logEntries(unit, newSlots: &newSlots, writes: &writes) {
-                        loggedBytes += entry.count
-                        writes.put(entry, StoreLayout.changeKey(id), layout.changes)
-                    }
+                    let entry = logEntry(unit, newSlots: &newSlots, writes: &writes)
+                    loggedBytes += entry.count
+                    writes.put(entry, StoreLayout.changeKey(unit.id), layout.changes)
                 }
             }
             for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
@@ -325,9 +326,10 @@ extension StoreState {
         return bytes
     }
 
-    /// The largest log entry of a run: one LMDB overflow page (4,096 bytes less its
-    /// 16-byte header). A larger value takes several contiguous pages, which the pages
-    /// freed as a store is used rarely provide, so the file would grow instead.
+    /// The largest log entry of a folded run: one LMDB overflow page (4,096 bytes less
+    /// its 16-byte header). A fold rewrites the last entry to top it up; a larger value
+    /// would take several contiguous pages, which the pages freed as a store is used
+    /// rarely provide, so the file would grow instead.
     static let maximumRunEntryBytes = 4_080
 
     /// Folds the changes logged since the checkpoint that continue one another (a text's
