@@ -39,14 +39,21 @@ enum TextSnapshotStorage {
 
     /// `id`'s snapshot, its chunks joined; `nil` when it has none.
     static func read<T: ReadableTransaction & ~Copyable>(_ id: TextID, layout: StoreLayout, in tx: borrowing T) throws -> [UInt8]? {
-        var snapshot: [UInt8] = []
-        var found = false
-        try tx.scan(layout.texts, range: .prefix(StoreLayout.textKey(id))) { _, value in
-            snapshot.append(contentsOf: value)
-            found = true
+        let range = KeyRange.prefix(StoreLayout.textKey(id))
+        var size = 0, chunks = 0
+        try tx.scan(layout.texts, range: range) { _, value in
+            size += value.count
+            chunks += 1
             return .continue
         }
-        return found ? snapshot : nil
+        guard chunks > 0 else { return nil }
+        var snapshot: [UInt8] = []
+        snapshot.reserveCapacity(size)  // one copy of each chunk, no regrowing
+        try tx.scan(layout.texts, range: range) { _, value in
+            snapshot.append(contentsOf: value)
+            return .continue
+        }
+        return snapshot
     }
 
     /// The text and chunk index a key of the `texts` database names.
