@@ -13,7 +13,7 @@ struct CatCommand: Command {
         changes this store has), the same pairs inline as REPLICA:COUNTER,... or 'now'.
         A version before the file had any text prints nothing.
 
-        Examples:
+        Example:
           quire cat "My Poetry/Your Poetry/Draft/Ode"
           quire status --version-out before.version
           quire cat "My Poetry/Your Poetry/Draft/Ode" --at before.version

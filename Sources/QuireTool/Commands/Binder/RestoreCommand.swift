@@ -27,7 +27,7 @@ struct RestoreCommand: Command {
         since is typed again, as a new edit that syncs like any other (edits other
         replicas made meanwhile survive the merge).
 
-        Examples:
+        Example:
           quire restore "Set Aside/Late idea" "My Poetry/Your Poetry/Draft"
           quire restore "My Poetry/Your Poetry/Draft/Ode" --to before.version
         """
