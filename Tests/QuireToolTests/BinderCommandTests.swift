@@ -214,7 +214,7 @@ struct BinderCommandTests {
 
     @Test("every app command's help has an example", arguments: [
         ["project"], ["project", "create"], ["project", "list"], ["tree"], ["mkdir"], ["mv"], ["rename"], ["rm"],
-        ["restore"], ["touch"], ["write"], ["cat"], ["edit"], ["wc"], ["log"], ["demo"],
+        ["restore"], ["touch"], ["write"], ["cat"], ["diff"], ["edit"], ["wc"], ["log"], ["demo"],
         ["cards"], ["cards", "category"], ["cards", "category", "add"], ["cards", "category", "list"],
         ["cards", "category", "rename"], ["cards", "category", "rm"], ["cards", "note"], ["cards", "note", "add"],
         ["cards", "note", "list"], ["cards", "note", "edit"], ["cards", "note", "move"], ["cards", "note", "rm"],

@@ -46,3 +46,14 @@ public typealias TextError = QuireCore.TextError
 
 /// Why a hierarchy change was refused (in ``StoreError/hierarchy(_:)``).
 public typealias TreeError = QuireCore.TreeError
+
+/// The edits that turn a text at one version into the text at another (what
+/// ``StoreReading/diff(of:from:to:)`` returns): apply them back to front, replacing each
+/// edit's `deletedRange` (scalars) or `deletedUTF16Range` (`NSRange`) with its
+/// `insertedText`.
+///
+/// ```swift
+/// let diff = try tx.diff(of: content, from: yesterday, to: tx.version)
+/// for edit in diff.edits.reversed() { print(edit.deletedRange, edit.insertedText) }
+/// ```
+public typealias TextDiff = QuireCore.TextDiff

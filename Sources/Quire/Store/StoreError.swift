@@ -40,6 +40,13 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// the store's lock is held for the whole body, so the call could only deadlock.
     /// The payload names the call, such as `"store.write"`.
     case nestedTransaction(String)
+    /// A store version names more of a replica than this store has (see
+    /// ``StoreReading/string(of:at:)``): `counter` of `replica`, of which the store has
+    /// the changes below `known`.
+    case versionBeyondStore(replica: ReplicaID, counter: UInt64, known: UInt64)
+    /// A store version lies in history this store pruned when it was compacted: it
+    /// keeps `replica`'s changes from `keptFrom` on, and the version stops at `counter`.
+    case versionPruned(replica: ReplicaID, counter: UInt64, keptFrom: UInt64)
 
     /// A sentence naming the problem and what to do.
     public var description: String {
@@ -81,6 +88,14 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .nestedTransaction(let call):
             "calling \(call) inside a transaction body of the same store: the body holds the store's lock until it "
                 + "returns; move the call outside the body, or use the transaction (`tx`) the body was given"
+        case .versionBeyondStore(let replica, let counter, let known):
+            "the version reaches counter \(counter) of replica \(replica), but this store has that replica's changes "
+                + "only up to \(known): merge them first (quire sync or import), or give a version this store was at "
+                + "(one 'quire status --version-out FILE' wrote here)"
+        case .versionPruned(let replica, let counter, let keptFrom):
+            "the version stops at counter \(counter) of replica \(replica), but this store pruned that replica's "
+                + "changes before counter \(keptFrom) when it was compacted: give a later version, or read this one on "
+                + "a replica that kept its whole history"
         }
     }
 }

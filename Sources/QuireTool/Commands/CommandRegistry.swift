@@ -19,6 +19,7 @@ public enum CommandRegistry {
         TouchCommand.self,
         WriteCommand.self,
         CatCommand.self,
+        DiffCommand.self,
         EditCommand.self,
         WordCountCommand.self,
         LogCommand.self,

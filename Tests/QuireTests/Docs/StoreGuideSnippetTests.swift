@@ -74,6 +74,12 @@ struct StoreGuideSnippetTests {
         try StoreGuide.keystrokeAutosave(store: store, content: content)
         #expect(try store.read { tx in try tx.string(of: content) } == "HiThe sea.")
 
+        // Versions of a text: read before a replace, the diff, and a restore.
+        let versions = try StoreGuide.textVersions(store: store, content: content)
+        #expect(versions.then == "HiThe sea.")
+        #expect(versions.diff.edits.map(\.insertedText) == ["A"])
+        #expect(try store.read { tx in try tx.string(of: content) } == "HiThe sea.")
+
         // Undo and redo.
         let chapter = try store.write { tx in try tx.insert(Folder(name: "Chapter 1"), under: draft) }
         try StoreGuide.undoAndRedo(store: store, content: content, chapter: chapter, ready: ready, published: published)

@@ -215,6 +215,19 @@ extension StoreGuide {
         try batched.close()
     }
 
+    // docs/store.md: Versions of a text
+    static func textVersions(store: Store, content: TextID) throws -> (then: String, diff: TextDiff) {
+        let draft = store.version                                                 // what `quire status --version-out` writes
+        try store.write { tx in try tx.replace(0..<3, with: "A", in: content) }
+        let then = try store.read { tx in try tx.string(of: content, at: draft) }   // the text before the replace
+        let diff = try store.read { tx in try tx.diff(of: content, from: draft, to: tx.version) }
+        for edit in diff.edits.reversed() {                                       // ranges of the old text
+            show((edit.deletedRange, edit.insertedText))
+        }
+        try store.write { tx in try tx.restore(content, to: draft) }              // reads as then again: a new edit
+        return (then, diff)
+    }
+
     // docs/store.md: Undo and redo
     static func undoAndRedo(store: Store, content: TextID, chapter: RecordID, ready: RecordID, published: RecordID) throws {
         try store.write { tx in try tx.insert(" brave", at: 5, in: content) }

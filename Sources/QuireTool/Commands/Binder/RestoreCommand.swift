@@ -1,11 +1,11 @@
 import Quire
 import QuireApps
 
-/// `quire restore PATH|ID [DEST]`.
+/// `quire restore PATH|ID [DEST]`, and `quire restore PATH --to VERSION` for a file's text.
 struct RestoreCommand: Command {
     static let name = "restore"
-    static let summary = "Bring a project, folder or file back from the trash."
-    static let usage = "[--store DIR] PATH|ID [DEST]"
+    static let summary = "Bring a project, folder or file back from the trash, or a file's text back to a version."
+    static let usage = "[--store DIR] PATH|ID [DEST] | [--store DIR] --to VERSION PATH"
     static let discussion = """
         Moves a record out of the trash, with everything inside it. Name it by its ID
         (as 'quire rm' printed it, or 'quire tree --ids' shows it) or by its path in the
@@ -21,22 +21,37 @@ struct RestoreCommand: Command {
         as 'Capitals/2' for a clue). 'quire cards category list --deleted' lists the
         deleted categories.
 
+        With --to, PATH is a live file and its text goes back to what it read when the
+        store was at VERSION (a version file from 'quire status --version-out FILE',
+        REPLICA:COUNTER,... inline): what was typed since is deleted and what was deleted
+        since is typed again, as a new edit that syncs like any other (edits other
+        replicas made meanwhile survive the merge).
+
         Example:
           quire restore "Set Aside/Late idea" "My Poetry/Your Poetry/Draft"
+          quire restore "My Poetry/Your Poetry/Draft/Ode" --to before.version
         """
-    static var options: [Option] { [StoreLocation.option] }
+    static let to = Option.value("to", placeholder: "VERSION", help: "Restore the file's text to this version. " + VersionArgument.help)
+    static var options: [Option] { [StoreLocation.option, to] }
 
     var store: String?
     var path: String
     var destination: String?
+    var version: VersionArgument?
 
     init(parsing arguments: inout Arguments) throws(UsageError) {
         store = try StoreLocation.directory(from: arguments)
+        version = try arguments.value(of: Self.to).map(VersionArgument.init)
         path = try arguments.nextPositional(named: "PATH|ID").text
         destination = arguments.nextPositionalIfPresent(named: "DEST")?.text
+        if version != nil && destination != nil { throw .invalid("--to restores a file's text; it takes no DEST") }
     }
 
     func run(in context: ToolContext) async throws {
+        if let version {
+            context.output.writeLine(try restoreText(to: version, in: context))
+            return
+        }
         let message = try AppStore.with(store, in: context) { store in
             if let id = RecordID(parsing: path), let restored = try CardsRestore.restore(id, into: destination, in: store) {
                 return restored
@@ -76,6 +91,21 @@ struct RestoreCommand: Command {
             }
         }
         context.output.writeLine(message)
+    }
+
+    /// Puts the text of the file `path` back to `version`; returns what it did, in words.
+    private func restoreText(to version: VersionArgument, in context: ToolContext) throws -> String {
+        try AppStore.with(store, in: context) { store in
+            let target = try version.version(in: store)
+            return try store.write { tx -> String in
+                let file = try FileAccess.file(path, tx)
+                let before = try tx.string(of: file.content)
+                try tx.restore(file.content, to: target)
+                let (inserted, deleted) = RecordHistory.difference(before, try tx.string(of: file.content))
+                guard inserted + deleted > 0 else { return "\(path) already reads as at \(version.text); nothing written" }
+                return "restored \(path) to \(version.text): +\(inserted) −\(deleted) characters"
+            }
+        }
     }
 
     /// What to do when the place `node` would go back to has a sibling of its name: a
