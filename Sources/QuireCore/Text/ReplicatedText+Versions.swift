@@ -102,7 +102,7 @@ extension ReplicatedText {
         var limits = [UInt64](repeating: 0, count: tree.replicas.count)
         for (replica, counter) in version.counters {
             let known = nextCounter(of: replica)
-            guard counter <= known, let agent = tree.agents[replica] else {
+            guard counter <= known, let agent = tree.agentNumber(of: replica) else {
                 throw TextError.versionBeyondHistory(replica: replica, counter: counter, known: known)
             }
             limits[Int(agent)] = counter

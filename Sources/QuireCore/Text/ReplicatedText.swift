@@ -483,7 +483,7 @@ public final class ReplicatedText {
 
     /// Whether the operation `id` has been integrated.
     private func has(_ id: OperationID) -> Bool {
-        guard let agent = tree.agents[id.replica] else { return false }
+        guard let agent = tree.agentNumber(of: id.replica) else { return false }
         return id.counter < nextCounter[Int(agent)]
     }
 
@@ -561,7 +561,7 @@ public final class ReplicatedText {
     /// The counter `replica`'s next operation in this text will have: how many of its
     /// operations are integrated. O(1).
     public func nextCounter(of replica: ReplicaID) -> UInt64 {
-        tree.agents[replica].map { nextCounter[Int($0)] } ?? 0
+        tree.agentNumber(of: replica).map { nextCounter[Int($0)] } ?? 0
     }
 
     /// The counter this replica's next local operation will get.
