@@ -59,18 +59,9 @@ extension Change {
     /// Writes the body; `writeText` names a text (by ID on the wire, by slot in the log).
     func encodeBody(into writer: inout ByteWriter, writeText: (TextID, [ReplicaID: Int], inout ByteWriter) -> Void) {
         let table = replicaTable
-        var index: [ReplicaID: Int] = [:]
-        for (position, replica) in table.enumerated() { index[replica] = position }
         writer.write(varint: count)
         writer.write(varint: lamport)
-        writer.write(varint: UInt64(table.count - 1))
-        for replica in table.dropFirst() { writer.write(replica: replica) }
-        let dependencies = dependencies.counters.sorted { $0.key < $1.key }
-        writer.write(varint: UInt64(dependencies.count))
-        for (replica, counter) in dependencies {
-            writer.write(varint: UInt64(index[replica]!))
-            writer.write(varint: counter)
-        }
+        let index = writer.write(replicaTable: table, dependencies: dependencies)
         writer.write(varint: UInt64(operations.count))
         for operation in operations {
             switch operation {
@@ -118,24 +109,7 @@ extension Change {
         guard id.counter <= UInt64(Int64.max), count <= UInt64(Int64.max) - id.counter else {
             throw DecodingError.malformed("counter range \(id.counter) + \(count) overflows", at: reader.offset)
         }
-        let others = try reader.readCount("replica table", limit: maximumCount, minimumElementSize: 8)
-        var table = [id.replica]
-        for _ in 0..<others {
-            let replica = try reader.readReplica("replica")
-            guard replica.rawValue != 0, !table.contains(replica) else {
-                throw DecodingError.malformed("replica table repeats \(replica) or names replica 0", at: reader.offset - 8)
-            }
-            table.append(replica)
-        }
-        var dependencies: [ReplicaID: UInt64] = [:]
-        let dependencyCount = try reader.readCount("dependency count", limit: maximumCount, minimumElementSize: 2)
-        for _ in 0..<dependencyCount {
-            let replica = try reader.readReplica(in: table, "dependency replica")
-            guard replica != id.replica, dependencies[replica] == nil else {
-                throw DecodingError.malformed("duplicate dependency on \(replica)", at: reader.offset)
-            }
-            dependencies[replica] = try reader.readVarint("dependency counter")
-        }
+        let (table, dependencies) = try reader.readReplicaTable(of: id.replica)
         let operationCount = try reader.readCount("operation count", limit: maximumCount, minimumElementSize: 2)
         var operations: [StoreOperation] = []
         operations.reserveCapacity(operationCount)
@@ -208,6 +182,30 @@ extension Change {
 }
 
 extension ByteWriter {
+    /// Writes a replica table (its first entry, the writer's own replica, left out) and
+    /// dependencies by index into it, as a change body and a run log entry both hold them:
+    ///
+    /// ```
+    /// replicas      n, n × replica (8 bytes LE)   — the table after its first entry
+    /// dependencies  k, k × (replica index · counter), by replica
+    /// ```
+    ///
+    /// - Returns: Each replica's index in the table.
+    @discardableResult
+    mutating func write(replicaTable table: [ReplicaID], dependencies: VersionVector) -> [ReplicaID: Int] {
+        var index: [ReplicaID: Int] = [:]
+        for (position, replica) in table.enumerated() { index[replica] = position }
+        write(varint: UInt64(table.count - 1))
+        for replica in table.dropFirst() { write(replica: replica) }
+        let dependencies = dependencies.counters.sorted { $0.key < $1.key }
+        write(varint: UInt64(dependencies.count))
+        for (replica, counter) in dependencies {
+            write(varint: UInt64(index[replica]!))
+            write(varint: counter)
+        }
+        return index
+    }
+
     mutating func write(replica: ReplicaID) {
         withUnsafeBytes(of: replica.rawValue.littleEndian) { write(raw: $0) }
     }
@@ -225,6 +223,31 @@ extension ByteWriter {
 }
 
 extension ByteReader {
+    /// Reads what ``ByteWriter/write(replicaTable:dependencies:)`` wrote for a unit of
+    /// `own`, checking that no replica repeats, none is replica 0 and none depends on
+    /// `own`.
+    mutating func readReplicaTable(of own: ReplicaID) throws(DecodingError) -> (table: [ReplicaID], dependencies: [ReplicaID: UInt64]) {
+        let others = try readCount("replica table", limit: Change.maximumCount, minimumElementSize: 8)
+        var table = [own]
+        for _ in 0..<others {
+            let replica = try readReplica("replica")
+            guard replica.rawValue != 0, !table.contains(replica) else {
+                throw .malformed("replica table repeats \(replica) or names replica 0", at: offset - 8)
+            }
+            table.append(replica)
+        }
+        var dependencies: [ReplicaID: UInt64] = [:]
+        let dependencyCount = try readCount("dependency count", limit: Change.maximumCount, minimumElementSize: 2)
+        for _ in 0..<dependencyCount {
+            let replica = try readReplica(in: table, "dependency replica")
+            guard replica != own, dependencies[replica] == nil else {
+                throw .malformed("duplicate dependency on \(replica)", at: offset)
+            }
+            dependencies[replica] = try readVarint("dependency counter")
+        }
+        return (table, dependencies)
+    }
+
     mutating func readReplica(_ what: @autoclosure () -> String) throws(DecodingError) -> ReplicaID {
         let bytes = try readBytes(8, what())
         var value: UInt64 = 0

@@ -199,7 +199,7 @@ struct ChangeRun: Hashable, Sendable {
     }
 
     /// Removes the first `count` values from `values` and returns them.
-    private static func takeFirst(_ count: UInt64, from values: inout [Repeated]) -> [Repeated] {
+    static func takeFirst(_ count: UInt64, from values: inout [Repeated]) -> [Repeated] {
         var taken: [Repeated] = []
         var left = count
         while left > 0, !values.isEmpty {
@@ -229,15 +229,7 @@ struct ChangeRun: Hashable, Sendable {
 
     /// Removes the first `count` values from `values` and returns their sum.
     static func dropFirst(_ count: UInt64, from values: inout [Repeated]) -> UInt64 {
-        var left = count, sum: UInt64 = 0
-        while left > 0, !values.isEmpty {
-            let taken = min(left, values[0].times)
-            sum += taken * values[0].value
-            left -= taken
-            values[0].times -= taken
-            if values[0].times == 0 { values.removeFirst() }
-        }
-        return sum
+        takeFirst(count, from: &values).reduce(0) { $0 + $1.value * $1.times }
     }
 }
 

@@ -33,21 +33,12 @@ extension ChangeUnit {
             func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
             for replica in run.dependencies.counters.keys.sorted() { note(replica) }
             TextOperationCoding.replicas(in: run.operations).forEach(note)
-            var index: [ReplicaID: Int] = [:]
-            for (position, replica) in table.enumerated() { index[replica] = position }
             writer.write(byte: Self.runMarker)
             writer.write(varint: run.count)
             writer.write(varint: run.lamport)
             ChangeRun.writeRepeated(run.lamportSteps, into: &writer)
             ChangeRun.writeRepeated(run.lengths, into: &writer)
-            writer.write(varint: UInt64(table.count - 1))
-            for replica in table.dropFirst() { writer.write(replica: replica) }
-            let dependencies = run.dependencies.counters.sorted { $0.key < $1.key }
-            writer.write(varint: UInt64(dependencies.count))
-            for (replica, counter) in dependencies {
-                writer.write(varint: UInt64(index[replica]!))
-                writer.write(varint: counter)
-            }
+            writer.write(replicaTable: table, dependencies: run.dependencies)
             writeText(run.text, &writer)
             let base = run.operations[0].id.counter
             writer.write(varint: base)
@@ -71,24 +62,7 @@ extension ChangeUnit {
         reader = probe
         do {
             let head = try readRunHead(from: &reader, id: id)
-            let others = try reader.readCount("replica table", limit: Change.maximumCount, minimumElementSize: 8)
-            var table = [id.replica]
-            for _ in 0..<others {
-                let replica = try reader.readReplica("replica")
-                guard replica.rawValue != 0, !table.contains(replica) else {
-                    throw DecodingError.malformed("replica table repeats \(replica) or names replica 0", at: reader.offset - 8)
-                }
-                table.append(replica)
-            }
-            var dependencies: [ReplicaID: UInt64] = [:]
-            let dependencyCount = try reader.readCount("dependency count", limit: Change.maximumCount, minimumElementSize: 2)
-            for _ in 0..<dependencyCount {
-                let replica = try reader.readReplica(in: table, "dependency replica")
-                guard replica != id.replica, dependencies[replica] == nil else {
-                    throw DecodingError.malformed("duplicate dependency on \(replica)", at: reader.offset)
-                }
-                dependencies[replica] = try reader.readVarint("dependency counter")
-            }
+            let (table, dependencies) = try reader.readReplicaTable(of: id.replica)
             let text = try readText(&reader, table)
             let base = try reader.readVarint("first text counter")
             let operations = try TextOperationCoding.decode(

@@ -369,9 +369,12 @@ extension StoreState {
                         let unit = try run.key.withUnsafeBytes { key in
                             try run.value.withUnsafeBytes { value in try decodeLogEntry(key: key, value: value) }
                         }
-                        if case .run(let open) = unit, let last = open.changes.last, ChangeRun.continues(last, with: first) {
-                            changes = open.changes + singles
-                            replaced.insert(open.id, at: 0)
+                        if case .run(let open) = unit {
+                            let openChanges = open.changes
+                            if let last = openChanges.last, ChangeRun.continues(last, with: first) {
+                                changes = openChanges + singles
+                                replaced.insert(open.id, at: 0)
+                            }
                         }
                     }
                     if replaced.count >= 2 { folded.append((ChangeRun.units(of: changes), replaced)) }
