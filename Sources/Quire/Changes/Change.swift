@@ -1,3 +1,4 @@
+import Foundation
 import QuireCore
 
 /// The identity of a change: its replica and the first counter of its range.
@@ -39,6 +40,13 @@ public struct Change: Hashable, Sendable, CustomStringConvertible {
     public var dependencies: VersionVector
     /// What the change did.
     var operations: [StoreOperation]
+    /// When the change was made: seconds since 1970-01-01 UTC by its replica's clock,
+    /// never earlier than the replica's previous change; 0 when unknown (a change made
+    /// before stores kept times). Shown in histories, never used to order a merge.
+    public var time: UInt64 = 0
+
+    /// ``time`` as a date, `nil` when unknown.
+    public var date: Date? { time == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(time)) }
 
     /// The counter after the change's last one.
     public var endCounter: UInt64 { id.counter + count }
