@@ -10,6 +10,8 @@ import QuireCore
 ///              replica and is not written; the others follow from index 1
 ///            · dependencies: k, k × (replica index · counter)
 ///            · operations: m, m × operation
+///            · [time]: seconds since 1970 (``Change/time``), when known; from store
+///              format 4 and delta format 3 (earlier bodies end after the operations)
 /// operation  kind byte, then
 ///   0 fields  record · type name · j, j × (field name · value)
 ///   1 text    text · encoded text operations sharing the replica table, counters from
@@ -31,6 +33,8 @@ extension Change {
     static let maximumValueLength = 16 << 20
     /// The most operations, dependencies or replicas in one change.
     static let maximumCount = 1 << 24
+    /// Times stay below this (the year 36812), so no sum of a run's steps overflows.
+    static let maximumTime: UInt64 = 1 << 40
 
     private enum Kind {
         static let fields: UInt8 = 0
@@ -83,6 +87,7 @@ extension Change {
                 move.encode(into: &writer)
             }
         }
+        if time > 0 { writer.write(varint: time) }
     }
 
     /// Reads a body written by ``encodeBody(into:writeText:)``.
@@ -136,7 +141,12 @@ extension Change {
                 throw DecodingError.malformed("unknown operation kind \(kind)", at: reader.offset - 1)
             }
         }
-        return Change(id: id, count: count, lamport: lamport, dependencies: VersionVector(dependencies), operations: operations)
+        // What follows the operations is the time (a body that ends there has none); the
+        // wire form has nothing after the body, and a log entry ends with it.
+        let time = reader.isAtEnd ? 0 : try reader.readVarint("time")
+        guard time < maximumTime else { throw DecodingError.malformed("impossible time \(time)", at: reader.offset) }
+        return Change(
+            id: id, count: count, lamport: lamport, dependencies: VersionVector(dependencies), operations: operations, time: time)
     }
 
     // MARK: Wire form

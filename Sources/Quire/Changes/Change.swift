@@ -55,6 +55,14 @@ public struct Change: Hashable, Sendable, CustomStringConvertible {
     var timestamp: Timestamp { Timestamp(lamport: lamport, replica: id.replica) }
 
     public var description: String { "change \(id) ×\(count) at \(lamport)" }
+
+    /// Whether `other` is this change, its time aside: a copy that crossed a format
+    /// without times, or whose time a receiver could not resolve, is the same change.
+    func isSame(as other: Change) -> Bool {
+        var other = other
+        other.time = time
+        return self == other
+    }
 }
 
 /// One operation of a change.

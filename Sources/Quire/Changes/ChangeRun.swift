@@ -2,8 +2,8 @@ import QuireCore
 
 /// Consecutive changes of one replica to one text, each depending only on its
 /// predecessor — what keystroke autosave makes — kept as one unit: the changes' text
-/// operations joined, their counters implicit (one per change), their Lamport times and
-/// lengths run-length coded.
+/// operations joined, their counters implicit (one per change), their Lamport times,
+/// wall-clock times and lengths run-length coded.
 ///
 /// A run is how the change log stores such changes, how an import integrates them (one
 /// text apply, one log entry) and, as ``DeltaRun``, how a delta file carries them. Every
@@ -26,6 +26,11 @@ struct ChangeRun: Hashable, Sendable {
     var lamport: UInt64
     /// The increases of the Lamport time from each change to the next (`count − 1`).
     var lamportSteps: [Repeated]
+    /// The wall-clock time of the first change (``Change/time``; 0 unknown).
+    var time: UInt64 = 0
+    /// The increases of the wall-clock time from each change to the next (`count − 1`
+    /// values, 0 allowed), or empty when the run's times are unknown (``time`` 0).
+    var timeSteps: [Repeated] = []
     /// The counters of text each change takes (`count` of them).
     var lengths: [Repeated]
     /// The number of changes.
@@ -42,6 +47,9 @@ struct ChangeRun: Hashable, Sendable {
     /// The Lamport time of the last change.
     var lastLamport: UInt64 { lamportSteps.reduce(lamport) { $0 + $1.value * $1.times } }
 
+    /// The wall-clock time of the last change.
+    var lastTime: UInt64 { timeSteps.reduce(time) { $0 + $1.value * $1.times } }
+
     /// The counters of text the run's changes take in all.
     var totalLength: UInt64 { lengths.reduce(0) { $0 + $1.value * $1.times } }
 
@@ -51,7 +59,8 @@ struct ChangeRun: Hashable, Sendable {
     /// - Throws: ``StoreError/invalidChange(_:)`` naming the problem.
     init(
         id: ChangeID, lamport: UInt64, lamportSteps: [Repeated], lengths: [Repeated], count: UInt64,
-        dependencies: VersionVector, text: TextID, operations: [TextOperation]
+        dependencies: VersionVector, text: TextID, operations: [TextOperation],
+        time: UInt64 = 0, timeSteps: [Repeated] = []
     ) throws(StoreError) {
         guard let first = operations.first else { throw .invalidChange("run \(id), text \(text): no operations") }
         var next = first.id.counter
@@ -73,6 +82,11 @@ struct ChangeRun: Hashable, Sendable {
         self.dependencies = dependencies
         self.text = text
         self.operations = operations
+        guard time == 0 ? timeSteps.isEmpty : timeSteps.reduce(0, { $0 + $1.times }) == count - 1 else {
+            throw .invalidChange("run \(id): \(count) changes with \(timeSteps.reduce(0) { $0 + $1.times }) time steps")
+        }
+        self.time = time
+        self.timeSteps = timeSteps
         guard totalLength == next - first.id.counter else {
             throw .invalidChange("run \(id), text \(text): operations of \(next - first.id.counter) counters for changes of \(totalLength)")
         }
@@ -93,6 +107,7 @@ struct ChangeRun: Hashable, Sendable {
     static func continues(_ previous: Change, with next: Change) -> Bool {
         guard next.id.replica == previous.id.replica, next.id.counter == previous.endCounter,
             next.dependencies.counters.isEmpty, next.lamport > previous.lamport,
+            next.time >= previous.time, (previous.time == 0) == (next.time == 0),
             let (text, operations) = textEdit(of: next), let (previousText, previousOperations) = textEdit(of: previous),
             text == previousText, let last = previousOperations.last,
             operations[0].id == last.id.advanced(by: UInt64(last.length))
@@ -127,14 +142,19 @@ struct ChangeRun: Hashable, Sendable {
         count = UInt64(changes.count)
         dependencies = first.dependencies
         text = Self.textEdit(of: first)!.0
-        var steps = RepeatedWriter(), lengths = RepeatedWriter()
-        var previous: UInt64?
+        time = first.time
+        var steps = RepeatedWriter(), timeSteps = RepeatedWriter(), lengths = RepeatedWriter()
+        var previous: Change?
         for change in changes {
-            if let previous { steps.append(change.lamport - previous) }
-            previous = change.lamport
+            if let previous {
+                steps.append(change.lamport - previous.lamport)
+                if time > 0 { timeSteps.append(change.time - previous.time) }  // `continues` checked the order
+            }
+            previous = change
             lengths.append(Self.textEdit(of: change)!.1.reduce(0) { $0 + UInt64($1.length) })
         }
         lamportSteps = steps.values
+        self.timeSteps = timeSteps.values
         self.lengths = lengths.values
         operations = TextOperation.concatenated(changes.lazy.map { Self.textEdit(of: $0)!.1 })
     }
@@ -152,13 +172,17 @@ struct ChangeRun: Hashable, Sendable {
         let pieces = TextOperation.split(operations, lengths: lengths)!
         var changes: [Change] = []
         changes.reserveCapacity(pieces.count)
-        var lamport = self.lamport
+        var lamport = self.lamport, time = self.time
         var steps = lamportSteps.lazy.flatMap { repeatElement($0.value, count: Int($0.times)) }.makeIterator()
+        var timeSteps = self.timeSteps.lazy.flatMap { repeatElement($0.value, count: Int($0.times)) }.makeIterator()
         for (offset, piece) in pieces.enumerated() {
-            if offset > 0 { lamport += steps.next() ?? 0 }
+            if offset > 0 {
+                lamport += steps.next() ?? 0
+                time += timeSteps.next() ?? 0
+            }
             changes.append(Change(
                 id: ChangeID(replica: id.replica, counter: id.counter + UInt64(offset)), count: 1, lamport: lamport,
-                dependencies: offset == 0 ? dependencies : VersionVector(), operations: [.text(text, piece)]))
+                dependencies: offset == 0 ? dependencies : VersionVector(), operations: [.text(text, piece)], time: time))
         }
         return changes
     }
@@ -169,19 +193,24 @@ struct ChangeRun: Hashable, Sendable {
     /// - Complexity: O(count + operations): the operations are cut in one pass.
     func pieces(ofChanges size: UInt64) -> [ChangeUnit] {
         precondition(size >= 1)
-        var lengths = self.lengths, steps = lamportSteps
-        var heads: [(id: ChangeID, lamport: UInt64, count: UInt64, steps: [Repeated], lengths: [Repeated])] = []
+        var lengths = self.lengths, steps = lamportSteps, timeSteps = self.timeSteps
+        var heads: [(id: ChangeID, lamport: UInt64, time: UInt64, count: UInt64, steps: [Repeated], timeSteps: [Repeated], lengths: [Repeated])] = []
         var totals: [UInt64] = []
-        var counter = id.counter, lamport = self.lamport
+        var counter = id.counter, lamport = self.lamport, time = self.time
         while counter < endCounter {
             let n = min(size, endCounter - counter)
             let pieceLengths = Self.takeFirst(n, from: &lengths)
             let pieceSteps = Self.takeFirst(n - 1, from: &steps)
-            heads.append((ChangeID(replica: id.replica, counter: counter), lamport, n, pieceSteps, pieceLengths))
+            let pieceTimeSteps = Self.takeFirst(n - 1, from: &timeSteps)
+            heads.append((ChangeID(replica: id.replica, counter: counter), lamport, time, n, pieceSteps, pieceTimeSteps, pieceLengths))
             totals.append(pieceLengths.reduce(0) { $0 + $1.value * $1.times })
             lamport = pieceSteps.reduce(lamport) { $0 + $1.value * $1.times }
+            time = pieceTimeSteps.reduce(time) { $0 + $1.value * $1.times }
             counter += n
-            if counter < endCounter { lamport += Self.dropFirst(1, from: &steps) }
+            if counter < endCounter {
+                lamport += Self.dropFirst(1, from: &steps)
+                time += Self.dropFirst(1, from: &timeSteps)
+            }
         }
         // The initializer checked that the operations are contiguous and cover `lengths`.
         let operationPieces = TextOperation.split(operations, lengths: totals)!
@@ -191,6 +220,8 @@ struct ChangeRun: Hashable, Sendable {
             piece.lamport = head.lamport
             piece.count = head.count
             piece.lamportSteps = head.steps
+            piece.time = head.time
+            piece.timeSteps = head.timeSteps
             piece.lengths = head.lengths
             piece.operations = operations
             if head.id != id { piece.dependencies = VersionVector() }  // the first change's, met before
@@ -220,6 +251,7 @@ struct ChangeRun: Hashable, Sendable {
         let dropped = counter - id.counter
         let droppedLength = Self.dropFirst(dropped, from: &run.lengths)
         run.lamport += Self.dropFirst(dropped, from: &run.lamportSteps)
+        run.time += Self.dropFirst(dropped, from: &run.timeSteps)
         run.id.counter = counter
         run.count -= dropped
         run.dependencies = VersionVector()  // the first change's, met by the dropped ones
@@ -278,6 +310,14 @@ enum ChangeUnit: Hashable, Sendable {
         }
     }
 
+    /// The wall-clock time of its last change (0 unknown).
+    var lastTime: UInt64 {
+        switch self {
+        case .change(let change): change.time
+        case .run(let run): run.lastTime
+        }
+    }
+
     /// Its changes one by one.
     var changes: [Change] {
         switch self {
@@ -297,11 +337,13 @@ enum ChangeUnit: Hashable, Sendable {
         if range.lowerBound > id.counter { unit = run.suffix(from: range.lowerBound) }
         if range.upperBound < endCounter, case .run(var cut) = unit {
             let kept = range.upperBound - cut.id.counter
-            var lengths = cut.lengths, steps = cut.lamportSteps
+            var lengths = cut.lengths, steps = cut.lamportSteps, timeSteps = cut.timeSteps
             let droppedLength = ChangeRun.dropLast(cut.count - kept, from: &lengths)
             _ = ChangeRun.dropLast(cut.count - kept, from: &steps)
+            _ = ChangeRun.dropLast(cut.count - kept, from: &timeSteps)
             cut.lengths = lengths
             cut.lamportSteps = steps
+            cut.timeSteps = timeSteps
             cut.count = kept
             cut.operations = TextOperation.split(cut.operations, lengths: [cut.totalLength, droppedLength])![0]
             unit = kept == 1 ? .change(cut.changes[0]) : .run(cut)
@@ -326,9 +368,10 @@ extension ChangeRun {
 }
 
 extension ChangeRun {
-    /// Reads run-length coded values (each stored minus one) whose repeats add up to `total`.
+    /// Reads run-length coded values (each stored minus `minimum`, 1 unless the values
+    /// may be 0) whose repeats add up to `total` (at most `total`, unless `exact`).
     static func readRepeated(
-        from reader: inout ByteReader, total: UInt64, limit: UInt64, what: String
+        from reader: inout ByteReader, total: UInt64, limit: UInt64, minimum: UInt64 = 1, what: String, exact: Bool = true
     ) throws(DecodingError) -> [Repeated] {
         let pairs = try reader.readCount("\(what) count", limit: Int(total), minimumElementSize: 2)
         var values: [Repeated] = []
@@ -342,17 +385,17 @@ extension ChangeRun {
                 throw .malformed("\(what): a value or repeat out of range", at: at)
             }
             sum += times
-            values.append(Repeated(value: value + 1, times: times))
+            values.append(Repeated(value: value + minimum, times: times))
         }
-        guard sum == total else { throw .malformed("\(what) cover \(sum) changes, not \(total)", at: reader.offset) }
+        guard sum == total || !exact else { throw .malformed("\(what) cover \(sum) changes, not \(total)", at: reader.offset) }
         return values
     }
 
-    /// Writes values run-length coded (each minus one), as ``readRepeated`` reads them.
-    static func writeRepeated(_ values: [Repeated], into writer: inout ByteWriter) {
+    /// Writes values run-length coded (each minus `minimum`), as ``readRepeated`` reads them.
+    static func writeRepeated(_ values: [Repeated], minimum: UInt64 = 1, into writer: inout ByteWriter) {
         writer.write(varint: UInt64(values.count))
         for value in values {
-            writer.write(varint: value.value - 1)
+            writer.write(varint: value.value - minimum)
             writer.write(varint: value.times)
         }
     }

@@ -5,7 +5,9 @@ import QuireCore
 ///
 /// ```
 /// run entry  0 — a change's body starts with its operation count, never 0
-///            · n: changes · lamport of the first
+///            · [0 · time of the first · time steps: t, t × (step · times)]
+///              when the times are known (from store format 4; Σ times = n − 1)
+///            · n: changes (never 0) · lamport of the first
 ///            · lamport steps: p, p × (step − 1 · times)      Σ times = n − 1
 ///            · lengths: q, q × (length − 1 · times)          Σ times = n
 ///            · replicas: k, k × replica (8 bytes LE)          index 0, the run's own, not written
@@ -21,7 +23,8 @@ import QuireCore
 /// one entry. The log then costs what its operations cost, not LMDB's overhead per entry.
 extension ChangeUnit {
     private static let runMarker: UInt8 = 0
-    private static var maximumChangesInEntry: Int { ChangeRun.maximumChanges }
+    /// After the run marker, where a run's count (never 0) would be: times follow.
+    private static let timesMarker: UInt8 = 0
 
     /// Writes the log entry; `writeText` names the text (by slot).
     func encodeLogEntry(into writer: inout ByteWriter, writeText: (TextID, inout ByteWriter) -> Void) {
@@ -34,6 +37,11 @@ extension ChangeUnit {
             for replica in run.dependencies.counters.keys.sorted() { note(replica) }
             TextOperationCoding.replicas(in: run.operations).forEach(note)
             writer.write(byte: Self.runMarker)
+            if run.time > 0 {
+                writer.write(byte: Self.timesMarker)
+                writer.write(varint: run.time)
+                ChangeRun.writeRepeated(run.timeSteps, minimum: 0, into: &writer)
+            }
             writer.write(varint: run.count)
             writer.write(varint: run.lamport)
             ChangeRun.writeRepeated(run.lamportSteps, into: &writer)
@@ -69,7 +77,8 @@ extension ChangeUnit {
                 Array(try reader.readBytes(reader.remaining, "text operations")), sharing: table, counterBase: base)
             return .run(try ChangeRun(
                 id: id, lamport: head.lamport, lamportSteps: head.steps, lengths: head.lengths, count: head.count,
-                dependencies: VersionVector(dependencies), text: text, operations: operations))
+                dependencies: VersionVector(dependencies), text: text, operations: operations,
+                time: head.time, timeSteps: head.timeSteps))
         } catch let error as StoreError {
             throw error
         } catch {
@@ -89,6 +98,22 @@ extension ChangeUnit {
         return (id.counter + head.count, head.steps.reduce(head.lamport) { $0 + $1.value * $1.times })
     }
 
+    /// The wall-clock time of the entry's last change (0 unknown): a run's is in its
+    /// head, a single change's at the end of its body.
+    static func logEntryLastTime(_ bytes: [UInt8], id: ChangeID, readText: (inout ByteReader, [ReplicaID]) throws -> TextID) throws(StoreError) -> UInt64 {
+        var reader = ByteReader(bytes)
+        var probe = reader
+        if (try? probe.readByte("entry kind")) == runMarker {
+            do {
+                let head = try readRunHead(from: &probe, id: id)
+                return head.timeSteps.reduce(head.time) { $0 + $1.value * $1.times }
+            } catch {
+                throw .invalidChange("run \(id): \(error)")
+            }
+        }
+        return try decodeLogEntry(from: &reader, id: id, readText: readText).lastTime
+    }
+
     /// Whether the log entry `value` is a run.
     static func isRun(logEntry value: UnsafeRawBufferPointer) -> Bool { value.first == runMarker }
 
@@ -96,14 +121,32 @@ extension ChangeUnit {
     /// a run whose head does not decode).
     static func changeCount(ofLogEntry value: UnsafeRawBufferPointer) -> Int {
         guard value.first == runMarker else { return 1 }
-        var reader = ByteReader(Array(value.dropFirst().prefix(10)))
-        return (try? reader.readVarint("run length")).map { Int(min($0, UInt64(maximumChangesInEntry))) } ?? 0
+        var reader = ByteReader(Array(value.dropFirst()))
+        return (try? readRunHead(from: &reader, id: ChangeID(replica: ReplicaID(1), counter: 0))).map { Int($0.count) } ?? 0
     }
 
     /// Reads a run entry's count, Lamport time, steps and lengths (after its marker).
     private static func readRunHead(
         from reader: inout ByteReader, id: ChangeID
-    ) throws(DecodingError) -> (count: UInt64, lamport: UInt64, steps: [ChangeRun.Repeated], lengths: [ChangeRun.Repeated]) {
+    ) throws(DecodingError) -> (
+        count: UInt64, lamport: UInt64, steps: [ChangeRun.Repeated], lengths: [ChangeRun.Repeated],
+        time: UInt64, timeSteps: [ChangeRun.Repeated]
+    ) {
+        var time: UInt64 = 0, timeSteps: [ChangeRun.Repeated] = []
+        var timed = reader
+        let timesAt = reader.offset
+        if try timed.readByte("run length") == timesMarker {
+            reader = timed
+            time = try reader.readVarint("time")
+            guard time > 0, time < Change.maximumTime else { throw .malformed("impossible time \(time)", at: timesAt) }
+            // The steps' total is checked against the count below, once it is read.
+            timeSteps = try ChangeRun.readRepeated(
+                from: &reader, total: UInt64(ChangeRun.maximumChanges), limit: Change.maximumTime, minimum: 0,
+                what: "time steps", exact: false)
+            guard timeSteps.reduce(time, { $0 + $1.value * $1.times }) < Change.maximumTime else {
+                throw .malformed("impossible time", at: timesAt)
+            }
+        }
         let countAt = reader.offset
         let count = try reader.readVarint("run length")
         guard count >= 1, count <= UInt64(ChangeRun.maximumChanges), id.counter <= UInt64(Int64.max) - count else {
@@ -118,6 +161,9 @@ extension ChangeUnit {
         guard steps.reduce(lamport, { $0 + $1.value * $1.times }) < 1 << 62 else {
             throw .malformed("impossible lamport time", at: lamportAt)
         }
-        return (count, lamport, steps, lengths)
+        guard time == 0 || timeSteps.reduce(0, { $0 + $1.times }) == count - 1 else {
+            throw .malformed("time steps for \(timeSteps.reduce(0) { $0 + $1.times }) changes in a run of \(count)", at: timesAt)
+        }
+        return (count, lamport, steps, lengths, time, timeSteps)
     }
 }

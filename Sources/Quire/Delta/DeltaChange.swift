@@ -15,6 +15,7 @@ enum NameReference: Hashable, Sendable {
 /// ```
 /// change     flags · [replica (8 bytes LE) · first counter]   unless from the sender
 ///            · lamport − first counter (signed)
+///            · [time (see DeltaTime)]                          if flagged (128)
 ///            · [replicas: n, n × replica (8 bytes LE)]         if flagged; index 0 is the
 ///                                                                change's own replica
 ///            · [dependencies: k, k × (replica index · counter)] if flagged
@@ -40,6 +41,8 @@ struct DeltaChange: Hashable, Sendable {
     /// The replicas the change refers to by index, its own first.
     var table: [ReplicaID]
     var operations: [Operation]
+    /// When the change was made, as sent (resolved when applied).
+    var time: DeltaTime = .unknown
 
     enum Operation: Hashable, Sendable {
         case fields(record: RecordID, type: NameReference, values: [FieldValue])
@@ -69,7 +72,11 @@ struct DeltaChange: Hashable, Sendable {
         static let tree: UInt8 = 2
     }
 
-    init(id: ChangeID, lamport: UInt64, dependencies: VersionVector, table: [ReplicaID], operations: [Operation]) {
+    init(
+        id: ChangeID, lamport: UInt64, dependencies: VersionVector, table: [ReplicaID], operations: [Operation],
+        time: DeltaTime = .unknown
+    ) {
+        self.time = time
         self.id = id
         self.lamport = lamport
         self.dependencies = dependencies
@@ -80,8 +87,10 @@ struct DeltaChange: Hashable, Sendable {
     // MARK: From and to changes
 
     /// `change` with its names referenced through `names`, its replica's table (which
-    /// knows the change's names already).
-    init(_ change: Change, names: ReplicaNames?) {
+    /// knows the change's names already), and its time as a step from `previousTime`,
+    /// its replica's previous change's (`nil` when unknown).
+    init(_ change: Change, names: ReplicaNames?, previousTime: UInt64?) {
+        time = DeltaTime(change.time, previous: previousTime)
         var spelledHere = Set<String>()
         func reference(_ name: String) -> NameReference {
             guard let names, let position = names.position(of: name) else { return .spelled(name) }
@@ -112,13 +121,16 @@ struct DeltaChange: Hashable, Sendable {
         }
     }
 
-    /// The change, its names looked up in `names` (its replica's table as of this change)
+    /// The change, its names looked up in `names` (its replica's table as of this change),
+    /// its time from `previousTime` (the receiver's time of the replica's previous change)
     /// and its text operations decoded from `textBase` (its replica's next counter in a
     /// text, as the receiver has it).
     ///
     /// - Throws: ``StoreError/invalidChange(_:)`` for a position the table does not have
     ///   or text operations that do not decode.
-    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> Change {
+    func resolved(
+        with names: ReplicaNames, previousTime: UInt64?, textBase: (TextID) throws(StoreError) -> UInt64
+    ) throws(StoreError) -> Change {
         var known = names
         func name(_ reference: NameReference) throws(StoreError) -> String {
             switch reference {
@@ -175,7 +187,9 @@ struct DeltaChange: Hashable, Sendable {
                 resolved.append(.tree(move))
             }
         }
-        return Change(id: id, count: count, lamport: lamport, dependencies: dependencies, operations: resolved)
+        return Change(
+            id: id, count: count, lamport: lamport, dependencies: dependencies, operations: resolved,
+            time: time.resolved(previous: previousTime))
     }
 
     // MARK: Encoding
@@ -212,7 +226,7 @@ struct DeltaChange: Hashable, Sendable {
     ///   operations run to the end, unprefixed).
     func encode(into writer: inout ByteWriter, sender: ReplicaID?, last: Bool) {
         let unitFlags = operations.count == 1 ? Flag.single | Self.kind(of: operations[0]) << Flag.kindShift : 0
-        let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters)
+        let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters, time: time)
             .encode(into: &writer, sender: sender, unitFlags: unitFlags)
         if operations.count != 1 { writer.write(varint: UInt64(operations.count)) }
         for (position, operation) in operations.enumerated() {
@@ -253,7 +267,8 @@ struct DeltaChange: Hashable, Sendable {
     ) throws(DecodingError) -> DeltaChange {
         let flagsAt = reader.offset
         let flags = try reader.readByte("change flags")
-        guard flags & Flag.single != 0 || flags >> Flag.kindShift == 0, flags >> Flag.kindShift <= Kind.tree else {
+        let kindBits = (flags & ~DeltaUnitHeader.Flag.time) >> Flag.kindShift
+        guard flags & Flag.single != 0 || kindBits == 0, kindBits <= Kind.tree else {
             throw .malformed("unknown change flags \(flags)", at: flagsAt)
         }
         let header = try DeltaUnitHeader.decode(
@@ -268,7 +283,7 @@ struct DeltaChange: Hashable, Sendable {
         var operations: [Operation] = []
         operations.reserveCapacity(operationCount)
         for position in 0..<operationCount {
-            let kind = operationCount == 1 ? flags >> Flag.kindShift : try reader.readByte("operation kind")
+            let kind = operationCount == 1 ? kindBits : try reader.readByte("operation kind")
             switch kind {
             case Kind.fields:
                 let record = try reader.readRecord(in: table)
@@ -307,7 +322,8 @@ struct DeltaChange: Hashable, Sendable {
         }
         if id.replica == sender, flags & DeltaUnitHeader.Flag.fromSender != 0 { nextSenderCounter = id.counter + UInt64(operationCount) }
         return DeltaChange(
-            id: id, lamport: UInt64(lamport), dependencies: VersionVector(dependencies), table: table, operations: operations)
+            id: id, lamport: UInt64(lamport), dependencies: VersionVector(dependencies), table: table, operations: operations,
+            time: header.time)
     }
 }
 

@@ -5,7 +5,7 @@ import QuireCore
 ///
 /// ```
 /// magic      "QD" (0x51 0x44)
-/// version    high 4 bits: format version (2; version 1 files are read too); low 4 bits: flags
+/// version    high 4 bits: format version (3; versions 1 and 2 are read too); low 4 bits: flags
 ///            1 payload deflated · 2 store ID present · 4 sections present · 8 one change
 /// store ID   16 bytes, when flagged
 /// sender     replica ID, 8 bytes LE
@@ -26,10 +26,12 @@ import QuireCore
 /// end (a file still being synced), and as damaged otherwise.
 struct DeltaFile: Hashable, Sendable {
     static let magic: [UInt8] = [0x51, 0x44]
-    /// The version written: 2 added runs of changes (``DeltaRun``).
-    static let formatVersion: UInt8 = 2
-    /// The versions read: a version 1 file is a version 2 file without runs.
-    static let readableVersions: ClosedRange<UInt8> = 1...2
+    /// The version written: 2 added runs of changes (``DeltaRun``), 3 wall-clock times
+    /// (``DeltaTime``).
+    static let formatVersion: UInt8 = 3
+    /// The versions read: a version 1 file is a version 2 file without runs, a version 2
+    /// file a version 3 file without times.
+    static let readableVersions: ClosedRange<UInt8> = 1...3
     /// The largest payload accepted, inflated.
     static let maximumPayload = 1 << 30
     /// Payloads at least this long are deflated when that makes them smaller.

@@ -9,11 +9,13 @@ import QuireCore
 /// run        flags (64 | 1 from the sender | 2 replica table | 4 dependencies)
 ///            · [replica (8 bytes LE) · first counter]        unless from the sender
 ///            · lamport of the first change − first counter (signed)
+///            · [time of the first change (see DeltaTime)]    if flagged (128)
 ///            · [replicas], [dependencies of the first change] as in a change
 ///            · n: changes (2 ... maximumChanges); change k has counter first + k
 ///            · lamport steps: p, p × (step − 1 · times)      Σ times = n − 1
 ///            · lengths: q, q × (length − 1 · times)          Σ times = n; counters of
 ///                                                              text each change takes
+///            · [time steps: t, t × (step · times)]           if flagged; Σ times = n − 1
 ///            · record · name (field)
 ///            · text operations of all n changes, joined (see TextOperation.concatenated),
 ///              sharing the replica table, counters from the replica's next counter in
@@ -34,6 +36,10 @@ struct DeltaRun: Hashable, Sendable {
     var lamport: UInt64
     /// The increases of the Lamport time from each change to the next (`count − 1`).
     var lamportSteps: [Repeated]
+    /// When the first change was made, as sent, and the increases of the time from each
+    /// change to the next (`count − 1`; empty when the time is unknown).
+    var time: DeltaTime = .unknown
+    var timeSteps: [Repeated] = []
     /// The counters of text each change takes (`count` of them).
     var lengths: [Repeated]
     /// The number of changes.
@@ -73,19 +79,30 @@ struct DeltaRun: Hashable, Sendable {
 
     // MARK: From changes
 
-    /// `changes` (as a delta file lists them) cut into runs and single changes.
-    static func units(of changes: [Change], names: (ReplicaID) -> ReplicaNames?) -> [DeltaUnit] {
-        ChangeRun.units(of: changes).map { unit in
+    /// `changes` (as a delta file lists them) cut into runs and single changes, each
+    /// unit's time a step from its replica's previous change: the previous unit's, or for
+    /// a replica's first unit, what `timeBefore` says of the change before it.
+    static func units(
+        of changes: [Change], names: (ReplicaID) -> ReplicaNames?, timeBefore: (ChangeID) -> UInt64?
+    ) -> [DeltaUnit] {
+        var previous: [ReplicaID: UInt64?] = [:]
+        return ChangeRun.units(of: changes).map { unit in
+            let replica = unit.id.replica
+            let before = previous[replica] ?? timeBefore(unit.id)
+            previous[replica] = unit.lastTime
             switch unit {
-            case .change(let change): .change(DeltaChange(change, names: names(change.id.replica)))
-            case .run(let run): .run(DeltaRun(run, names: names(run.id.replica)))
+            case .change(let change): return .change(DeltaChange(change, names: names(replica), previousTime: before))
+            case .run(let run): return .run(DeltaRun(run, names: names(replica), previousTime: before))
             }
         }
     }
 
     /// The wire form of `run`, its field name referenced through `names`, the replica's
-    /// table, when it was in use before the run.
-    init(_ run: ChangeRun, names: ReplicaNames?) {
+    /// table, when it was in use before the run, and its time as a step from
+    /// `previousTime` (its replica's previous change's; `nil` when unknown).
+    init(_ run: ChangeRun, names: ReplicaNames?, previousTime: UInt64?) {
+        time = DeltaTime(run.time, previous: previousTime)
+        timeSteps = run.time > 0 ? run.timeSteps : []
         id = run.id
         lamport = run.lamport
         count = run.count
@@ -117,6 +134,15 @@ struct DeltaRun: Hashable, Sendable {
         let dropped = counter - id.counter
         run.skippedLength += ChangeRun.dropFirst(dropped, from: &run.lengths)
         run.lamport += ChangeRun.dropFirst(dropped, from: &run.lamportSteps)
+        // The receiver has the dropped changes: the first one kept is a step after the
+        // last dropped one.
+        let before = ChangeRun.dropFirst(dropped - 1, from: &run.timeSteps)
+        let step = ChangeRun.dropFirst(1, from: &run.timeSteps)
+        switch time {
+        case .unknown: break
+        case .absolute(let first): run.time = .absolute(first + before + step)
+        case .after: run.time = .after(step)
+        }
         run.id.counter = counter
         run.count -= dropped
         run.dependencies = VersionVector()  // the first change's, already met
@@ -129,13 +155,15 @@ struct DeltaRun: Hashable, Sendable {
     ///
     /// - Throws: ``StoreError/invalidChange(_:)`` for a name the table does not have, or
     ///   operations that do not decode or do not add up to the run's lengths.
-    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> ChangeRun {
+    func resolved(
+        with names: ReplicaNames, previousTime: UInt64?, textBase: (TextID) throws(StoreError) -> UInt64
+    ) throws(StoreError) -> ChangeRun {
         let text = try textID(names: names)
         let next = try textBase(text)
         guard next >= skippedLength else {
             throw .invalidChange("run \(id), text \(text): starts before the replica's first operation there")
         }
-        return try resolved(text: text, base: next - skippedLength)
+        return try resolved(text: text, base: next - skippedLength, previousTime: previousTime)
     }
 
     /// The text the run edits, its field name looked up in `names` (the replica's table).
@@ -153,9 +181,10 @@ struct DeltaRun: Hashable, Sendable {
         }
     }
 
-    /// The run, its text `text` and its operations decoded from `base` (where its first
-    /// change's operations start, skipped ones included).
-    func resolved(text: TextID, base: UInt64) throws(StoreError) -> ChangeRun {
+    /// The run, its text `text`, its operations decoded from `base` (where its first
+    /// change's operations start, skipped ones included) and its time from
+    /// `previousTime` (the receiver's time of the replica's previous change).
+    func resolved(text: TextID, base: UInt64, previousTime: UInt64?) throws(StoreError) -> ChangeRun {
         var operations: [TextOperation]
         do {
             operations = try TextOperationCoding.decode(encoded, sharing: table, counterBase: base)
@@ -172,9 +201,11 @@ struct DeltaRun: Hashable, Sendable {
             }
             operations = parts[1]
         }
+        let time = time.resolved(previous: previousTime)
         return try ChangeRun(
             id: id, lamport: lamport, lamportSteps: lamportSteps, lengths: lengths, count: count,
-            dependencies: dependencies, text: text, operations: operations)
+            dependencies: dependencies, text: text, operations: operations,
+            time: time, timeSteps: time > 0 ? timeSteps : [])
     }
 
     // MARK: Encoding
@@ -190,11 +221,12 @@ struct DeltaRun: Hashable, Sendable {
     /// Writes the run (see the type's documentation); a run of `sender` leaves out its
     /// replica and first counter.
     func encode(into writer: inout ByteWriter, sender: ReplicaID?, last: Bool) {
-        let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters)
+        let index = DeltaUnitHeader(id: id, lamport: lamport, table: table, dependencies: dependencies.counters, time: time)
             .encode(into: &writer, sender: sender, unitFlags: Flag.run)
         writer.write(varint: count)
         ChangeRun.writeRepeated(lamportSteps, into: &writer)
         ChangeRun.writeRepeated(lengths, into: &writer)
+        if time != .unknown { ChangeRun.writeRepeated(timeSteps, minimum: 0, into: &writer) }
         writer.write(record: record, index: index)
         writer.write(name: field)
         if last {
@@ -229,6 +261,14 @@ struct DeltaRun: Hashable, Sendable {
         let lengths = try ChangeRun.readRepeated(from: &reader, total: count, limit: 1 << 40, what: "lengths")
         let lastLamport = steps.reduce(UInt64(lamport)) { $0 + $1.value * $1.times }
         guard lastLamport < 1 << 62 else { throw .malformed("impossible lamport time", at: lamportAt) }
+        var timeSteps: [Repeated] = []
+        if header.time != .unknown {
+            let at = reader.offset
+            timeSteps = try ChangeRun.readRepeated(from: &reader, total: count - 1, limit: Change.maximumTime, minimum: 0, what: "time steps")
+            guard timeSteps.reduce(0, { $0 + $1.value * $1.times }) < Change.maximumTime else {
+                throw .malformed("impossible time steps", at: at)
+            }
+        }
         let record = try reader.readRecord(in: table)
         let field = try reader.readName("text field name")
         let bytes = last
@@ -236,9 +276,12 @@ struct DeltaRun: Hashable, Sendable {
             : try reader.readLengthPrefixed("text operations", limit: reader.remaining)
         guard !bytes.isEmpty else { throw .malformed("empty text operations", at: reader.offset) }
         if id.replica == sender, flags & DeltaUnitHeader.Flag.fromSender != 0 { nextSenderCounter = id.counter + count }
-        return DeltaRun(
+        var run = DeltaRun(
             id: id, lamport: UInt64(lamport), lamportSteps: steps, lengths: lengths, count: count,
             dependencies: VersionVector(dependencies), table: table, record: record, field: field, encoded: Array(bytes))
+        run.time = header.time
+        run.timeSteps = timeSteps
+        return run
     }
 }
 
@@ -305,6 +348,8 @@ struct DeltaUnitExpander {
     private var bases: [TextID: UInt64] = [:]
     /// Where a text not met yet starts.
     let freshBase: UInt64
+    /// The time of the replica's last change so far (`nil` unknown).
+    private var lastTime: UInt64?
 
     init(names: ReplicaNames = ReplicaNames(), freshBase: UInt64 = 0) {
         self.names = names
@@ -323,10 +368,11 @@ struct DeltaUnitExpander {
         let changes: [Change]
         switch unit {
         case .change(let change):
-            changes = [try change.resolved(with: names) { text throws(StoreError) in bases[text] ?? freshBase }]
+            changes = [try change.resolved(with: names, previousTime: lastTime) { text throws(StoreError) in bases[text] ?? freshBase }]
         case .run(let run):
-            changes = try run.resolved(with: names) { text throws(StoreError) in bases[text] ?? freshBase }.changes
+            changes = try run.resolved(with: names, previousTime: lastTime) { text throws(StoreError) in bases[text] ?? freshBase }.changes
         }
+        lastTime = changes.last.map(\.time)
         for change in changes {
             for case .text(let text, let operations) in change.operations {
                 if let last = operations.last { self.bases[text] = last.id.counter + UInt64(last.length) }

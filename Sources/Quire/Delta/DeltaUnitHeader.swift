@@ -6,9 +6,11 @@ import QuireCore
 ///
 /// ```
 /// u8      flags: 1 the sender's next (no replica and counter follow), 2 a replica table
-///         follows, 4 dependencies follow; the other bits are the unit's own
+///         follows, 4 dependencies follow, 128 a time follows; the other bits are the
+///         unit's own
 /// replica, varint first counter          (unless flag 1)
 /// svarint lamport − first counter
+/// time                                   (flag 128, delta format 3: see DeltaTime)
 /// varint n, n × replica                  (flag 2: the table beyond the unit's replica)
 /// varint n, n × (varint table index, varint counter)   (flag 4)
 /// ```
@@ -17,7 +19,8 @@ struct DeltaUnitHeader {
         static let fromSender: UInt8 = 1
         static let table: UInt8 = 2
         static let dependencies: UInt8 = 4
-        static let all: UInt8 = 7
+        static let time: UInt8 = 128
+        static let all: UInt8 = 7 | 128
     }
 
     var id: ChangeID
@@ -25,6 +28,8 @@ struct DeltaUnitHeader {
     /// The unit's replica first, then the other replicas its body names by position.
     var table: [ReplicaID]
     var dependencies: [ReplicaID: UInt64]
+    /// The wall-clock time of the unit's first change.
+    var time: DeltaTime = .unknown
     /// Where the Lamport time was read, for a unit that checks it further.
     var lamportAt = 0
 
@@ -39,12 +44,14 @@ struct DeltaUnitHeader {
         if id.replica == sender { flags |= Flag.fromSender }
         if table.count > 1 { flags |= Flag.table }
         if !dependencies.isEmpty { flags |= Flag.dependencies }
+        if time != .unknown { flags |= Flag.time }
         writer.write(byte: flags)
         if id.replica != sender {
             writer.write(replica: id.replica)
             writer.write(varint: id.counter)
         }
         writer.write(signedVarint: Int64(bitPattern: lamport &- id.counter))
+        time.encode(into: &writer)
         if table.count > 1 {
             writer.write(varint: UInt64(table.count - 1))
             for replica in table.dropFirst() { writer.write(replica: replica) }
@@ -79,6 +86,7 @@ struct DeltaUnitHeader {
         let lamportAt = reader.offset
         let (lamport, overflow) = Int64(bitPattern: id.counter).addingReportingOverflow(try reader.readSignedVarint("lamport time"))
         guard !overflow, lamport >= 0 else { throw .malformed("impossible lamport time", at: lamportAt) }
+        let time = flags & Flag.time != 0 ? try DeltaTime.decode(from: &reader) : .unknown
         var table = [id.replica]
         if flags & Flag.table != 0 {
             let others = try reader.readCount("replica table", limit: Change.maximumCount, minimumElementSize: 8)
@@ -101,6 +109,6 @@ struct DeltaUnitHeader {
                 dependencies[replica] = try reader.readVarint("dependency counter")
             }
         }
-        return DeltaUnitHeader(id: id, lamport: UInt64(lamport), table: table, dependencies: dependencies, lamportAt: lamportAt)
+        return DeltaUnitHeader(id: id, lamport: UInt64(lamport), table: table, dependencies: dependencies, time: time, lamportAt: lamportAt)
     }
 }

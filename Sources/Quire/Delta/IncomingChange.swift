@@ -44,13 +44,16 @@ enum IncomingChange: Hashable, Sendable {
     }
 
     /// The change or run with its names resolved through the replica's table as of its
-    /// first change, and its text operations decoded from the replica's next counter in
+    /// first change, its time from `previousTime` (the replica's previous change's), and
+    /// its text operations decoded from the replica's next counter in
     /// each text.
-    func resolved(with names: ReplicaNames, textBase: (TextID) throws(StoreError) -> UInt64) throws(StoreError) -> ChangeUnit {
+    func resolved(
+        with names: ReplicaNames, previousTime: UInt64?, textBase: (TextID) throws(StoreError) -> UInt64
+    ) throws(StoreError) -> ChangeUnit {
         switch self {
         case .decoded(let change): return .change(change)
-        case .delta(let change): return .change(try change.resolved(with: names, textBase: textBase))
-        case .run(let run): return .run(try run.resolved(with: names, textBase: textBase))
+        case .delta(let change): return .change(try change.resolved(with: names, previousTime: previousTime, textBase: textBase))
+        case .run(let run): return .run(try run.resolved(with: names, previousTime: previousTime, textBase: textBase))
         }
     }
 

@@ -146,13 +146,23 @@ extension StoreState {
         meta.version[replica] > 0 || pending.keys.contains { $0.replica == replica }
     }
 
+    /// The wall-clock time of the change before `id` of its replica, from the log; `nil`
+    /// when there is none, it was pruned or its time is unknown.
+    func loggedTime(before id: ChangeID) -> UInt64? {
+        guard id.counter > 0 else { return nil }
+        let before = ChangeID(replica: id.replica, counter: id.counter - 1)
+        let unit = try? environment.read { tx in try loggedUnit(covering: before, in: tx) }
+        guard let time = unit?.clamped(to: 0..<id.counter)?.lastTime, time > 0 else { return nil }
+        return time
+    }
+
     /// The delta file of `changes` (from this store's log) sent by this replica.
     func deltaFile(of changes: [Change]) -> DeltaFile {
         let own = changes.filter { $0.id.replica == replica }.sorted { $0.id.counter < $1.id.counter }
         let others = changes.filter { $0.id.replica != replica }
         let first = own.first?.id.counter ?? meta.version[replica]
         let needsStoreID = !others.isEmpty || first == 0
-        let units = DeltaRun.units(of: own + others) { names[$0] }
+        let units = DeltaRun.units(of: own + others, names: { names[$0] }, timeBefore: loggedTime(before:))
         return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: units)
     }
 }

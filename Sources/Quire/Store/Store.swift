@@ -71,6 +71,10 @@ public final class Store: Sendable {
         public var access: Access = .readWrite
         /// How consecutive edits become one undo step: typing within 1 s, by default.
         public var undoGrouping: UndoGrouping = .standard
+        /// The clock that stamps each change with the time it was made (``Change/time``,
+        /// in whole seconds; a change is never stamped before its replica's previous
+        /// one). Replace it only in tests.
+        public var clock: @Sendable () -> Date = { Date() }
 
         /// Default options: full durability, random replica ID.
         public init() {}
@@ -109,6 +113,7 @@ public final class Store: Sendable {
         let layout = try StoreLayout(environment: environment)
         let loaded = try Self.load(environment: environment, layout: layout, options: options)
         loaded.undoHistory.grouping = options.undoGrouping
+        loaded.clock = options.clock
         self.directory = directory
         self.environment = environment
         self.replica = loaded.meta.replica

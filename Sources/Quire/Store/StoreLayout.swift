@@ -18,11 +18,14 @@ struct StoreLayout: Sendable {
     /// tree nodes without the type name their records already hold.
     /// 3: change runs in the log (``ChangeUnit``) and text snapshots in chunks
     /// (``TextSnapshotStorage``).
-    static let formatVersion = 3
+    /// 4: wall-clock times on changes (``Change/time``): at the end of a change's log
+    /// entry, in a run entry's head, and each replica's latest in the meta record.
+    static let formatVersion = 4
     /// Older formats this build reads as they are: everything a format-2 store holds is
     /// valid format 3. The meta record says 3 from its next write, after which an older
     /// build refuses the store instead of misreading a run or a chunked snapshot.
-    static let readableFormats: ClosedRange<UInt64> = 2...3
+    /// Format 3 entries are format 4 entries without times.
+    static let readableFormats: ClosedRange<UInt64> = 2...4
 
     let meta: Database
     let changes: Database
@@ -128,6 +131,9 @@ struct StoreMeta: Hashable, Sendable {
     /// What each other replica had seen when it made its latest change applied here: the
     /// union of its changes' dependencies. Tells an update from a concurrent write.
     var seen: [ReplicaID: VersionVector] = [:]
+    /// The wall-clock time of each replica's latest change here, when known: a delta
+    /// file gives a change's time relative to its replica's previous one (format 4).
+    var times: [ReplicaID: UInt64] = [:]
 
     func encoded() -> [UInt8] {
         var writer = ByteWriter()
@@ -152,6 +158,11 @@ struct StoreMeta: Hashable, Sendable {
                 writer.write(replica: other)
                 writer.write(varint: counter)
             }
+        }
+        writer.write(varint: UInt64(times.count))
+        for (replica, time) in times.sorted(by: { $0.key < $1.key }) {
+            writer.write(replica: replica)
+            writer.write(varint: time)
         }
         return writer.bytes
     }
@@ -181,8 +192,15 @@ struct StoreMeta: Hashable, Sendable {
             for _ in 0..<seenCount {
                 seen[try reader.readReplica("seen replica")] = try readVector()
             }
+            var times: [ReplicaID: UInt64] = [:]
+            if format >= 4 {
+                let timeCount = try reader.readCount("time entries", limit: Change.maximumCount, minimumElementSize: 9)
+                for _ in 0..<timeCount {
+                    times[try reader.readReplica("time replica")] = try reader.readVarint("time")
+                }
+            }
             return StoreMeta(replica: replica, storeID: storeID, lamport: lamport, version: vectors[0], lastDependencies: vectors[1],
-                checkpoint: vectors[2], seen: seen)
+                checkpoint: vectors[2], seen: seen, times: times)
         } catch {
             throw .corrupt(database: "meta", problem: error.description)
         }

@@ -14,6 +14,7 @@ extension StoreState {
         var version = meta.version
         var lamport = meta.lamport
         var seen = meta.seen
+        var times = meta.times
         session?.savedPending = pending
         var queue = pending
         var newlyPending: Set<ChangeID> = []
@@ -27,9 +28,10 @@ extension StoreState {
         func integrateNow(_ change: IncomingChange) throws(StoreError) {
             let id = change.id
             seen[id.replica, default: VersionVector()].formUnion(change.dependencies)
-            let unit = try change.resolved(with: names[id.replica] ?? ReplicaNames()) { text throws(StoreError) in
-                try self.nextTextCounter(of: id.replica, in: text)
+            let unit = try change.resolved(with: names[id.replica] ?? ReplicaNames(), previousTime: times[id.replica]) {
+                text throws(StoreError) in try self.nextTextCounter(of: id.replica, in: text)
             }
+            times[id.replica] = unit.lastTime > 0 ? unit.lastTime : nil
             noteNames(of: unit)
             switch unit {
             case .run(let run):
@@ -137,6 +139,7 @@ extension StoreState {
         merged.version = version
         merged.lamport = lamport
         merged.seen = seen
+        merged.times = times
         session?.mergedMeta = merged
         return report
     }
@@ -167,11 +170,11 @@ extension StoreState {
         else { throw clone }
         let resolved: [Change]
         do {
-            resolved = try run.resolved(text: text, base: first.id.counter - run.skippedLength).changes
+            resolved = try run.resolved(text: text, base: first.id.counter - run.skippedLength, previousTime: nil).changes
         } catch {
             throw clone
         }
-        guard known.count <= resolved.count, zip(known, resolved).allSatisfy({ $0 == $1 }) else { throw clone }
+        guard known.count <= resolved.count, zip(known, resolved).allSatisfy({ $0.isSame(as: $1) }) else { throw clone }
     }
 
     /// The changes of `replica` covering `from ..< to` exactly, from this session or the
@@ -219,8 +222,11 @@ extension StoreState {
     private func checkSame(_ incoming: IncomingChange, as known: Change) throws(StoreError) {
         let same: Bool
         switch incoming {
-        case .decoded(let decoded): same = known == decoded
-        case .delta(let delta): same = DeltaChange(known, names: names[known.id.replica]) == delta
+        case .decoded(let decoded): same = known.isSame(as: decoded)
+        case .delta(let delta):
+            var sent = DeltaChange(known, names: names[known.id.replica], previousTime: nil)
+            sent.time = delta.time  // times are not compared (see Change.isSame(as:))
+            same = sent == delta
         case .run(let run):
             try checkSameAsKnown(run, upTo: run.endCounter)
             return

@@ -113,15 +113,20 @@ extension StoreState {
             // Only what this replica learned since its previous change (see Change+Encoding).
             let others = VersionVector(meta.version.counters.filter { $0.key != replica && $0.value > 0 })
             let dependencies = VersionVector(others.counters.filter { meta.lastDependencies[$0.key] != $0.value })
+            // Never before the replica's previous change: a replica's times only grow, so a
+            // delta file gives each as a small step from the one before.
+            let now = UInt64(max(1, min(clock().timeIntervalSince1970.rounded(.down), Double(Change.maximumTime - 1))))
             let change = Change(
                 id: ChangeID(replica: replica, counter: meta.version[replica]), count: UInt64(operations.count),
-                lamport: session.lamport, dependencies: dependencies, operations: operations)
+                lamport: session.lamport, dependencies: dependencies, operations: operations,
+                time: max(now, meta.times[replica] ?? 0))
             localChange = change
             let entry = logEntry(.change(change), newSlots: &newSlots, writes: &writes)
             loggedBytes += entry.count
             writes.put(entry, StoreLayout.changeKey(change.id), layout.changes)
             noteNames(of: change)
             newMeta.lamport = session.lamport
+            newMeta.times[replica] = change.time
             newMeta.lastDependencies = others
             // The stored meta record may lag behind this replica's own counter and clock:
             // opening reads those from the last change (see `StoreState.catchUp`), so a
@@ -453,14 +458,20 @@ extension StoreState {
     static func catchUp<T: ReadableTransaction & ~Copyable>(_ meta: inout StoreMeta, layout: StoreLayout, in tx: borrowing T) throws {
         var failure: StoreError?
         let replica = meta.replica
-        var latest: (end: UInt64, lamport: UInt64)?
+        var latest: (end: UInt64, lamport: UInt64, time: UInt64)?
         try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue)), reverse: true) { key, value in
-            do throws(DecodingError) {
-                guard key.count == 16 else { throw .malformed("change key of \(key.count) bytes", at: 0) }
-                var reader = ByteReader(Array(value.prefix(1024)))  // a run's head; a change's first 2 varints
-                latest = try ChangeUnit.logEntryEnd(&reader, id: StoreLayout.changeID(fromKey: key))
+            do {
+                guard key.count == 16 else { throw DecodingError.malformed("change key of \(key.count) bytes", at: 0) }
+                let id = StoreLayout.changeID(fromKey: key), bytes = Array(value)
+                var reader = ByteReader(bytes)
+                let (end, lamport) = try ChangeUnit.logEntryEnd(&reader, id: id)
+                let time = try ChangeUnit.logEntryLastTime(bytes, id: id) { reader, _ in
+                    _ = try reader.readVarint("text slot")  // only the time is wanted
+                    return TextID(record: RecordID(replica: id.replica, counter: 0), field: "")
+                }
+                latest = (end, lamport, time)
             } catch {
-                failure = .corrupt(database: layout.changes.name, problem: error.description)
+                failure = .corrupt(database: layout.changes.name, problem: "\(error)")
             }
             return .stop
         }
@@ -470,6 +481,7 @@ extension StoreState {
             meta.version.record(OperationID(replica: replica, counter: meta.version[replica]), count: latest.end - meta.version[replica])
         }
         meta.lamport = max(meta.lamport, latest.lamport)
+        meta.times[replica] = latest.time > 0 ? latest.time : nil
     }
 
     /// The change-log entries of `unit`, keyed by their first change: one, or for a run

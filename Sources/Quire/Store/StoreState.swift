@@ -1,3 +1,4 @@
+import Foundation
 import LMDB
 import QuireCore
 import Synchronization
@@ -50,6 +51,8 @@ public final class StoreState: @unchecked Sendable {
     var anyTextTypes: Set<String> = []
     /// Set by ``Store/close()``.
     var isClosed = false
+    /// The wall clock that stamps this replica's changes (``Store/Options/clock``).
+    var clock: @Sendable () -> Date = { Date() }
     /// This replica's undo and redo steps.
     var undoHistory = UndoHistory()
     /// The editing sessions holding typing not committed yet.

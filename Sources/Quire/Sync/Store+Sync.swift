@@ -425,8 +425,8 @@ struct SyncRun {
                 // held): their changes, one by one, are compared, not their units.
                 guard let changesA = Self.changes(of: a.units, in: overlap, names: names),
                     let changesB = Self.changes(of: b.units, in: overlap, names: names),
-                    changesA != changesB
-                else { continue }
+                    changesA.count != changesB.count || !zip(changesA, changesB).allSatisfy({ $0.isSame(as: $1) })
+                else { continue }  // times aside: a file's first change gives its time as a step from one before
                 let folderName = SyncFolderLayout.folderName(replica)
                 throw SyncError.divergentHistories(
                     replica: replica, files: [folderName + "/" + first.name, folderName + "/" + second.name], isThisReplica: replica == own)

@@ -72,8 +72,8 @@ struct DeltaRefusalTests {
         let (replicas, _, receiver, delta) = try setUp()
         defer { replicas.close() }
         var bytes = delta
-        bytes[2] = 3 << 4 | (bytes[2] & 0x0F)
-        try expectRefusal(resealed(bytes), into: receiver, mentioning: "format version 3 is not supported")
+        bytes[2] = 4 << 4 | (bytes[2] & 0x0F)
+        try expectRefusal(resealed(bytes), into: receiver, mentioning: "format version 4 is not supported")
     }
 
     @Test("truncated at every length")
