@@ -1,0 +1,166 @@
+import Foundation
+@testable import Quire
+import QuireCore
+import QuireTestSupport
+import Synchronization
+import Testing
+
+/// Every change carries the second it was made: kept in the log (single entries and
+/// folded runs), sent in delta files as a step from the replica's previous change and
+/// resolved when applied, whatever order the files come in.
+@Suite("Changes: wall-clock times")
+struct ChangeTimeTests {
+    typealias File = StoreSpec.File
+
+    /// A clock the test sets: every change is stamped with what it says.
+    final class TestClock: Sendable {
+        private let now = Mutex<TimeInterval>(1_780_000_000)
+        var date: Date { Date(timeIntervalSince1970: now.withLock { $0 }) }
+        func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
+        func set(_ seconds: TimeInterval) { now.withLock { $0 = seconds } }
+    }
+
+    private static func open(_ directory: TemporaryDirectory, replica: UInt64, clock: TestClock) throws -> Store {
+        var options = StoreSpec.options(replica: replica)
+        options.clock = { clock.date }
+        return try Store(directory: directory.path, options: options)
+    }
+
+    /// Types `count` letters, one change each, `step` seconds apart; returns each change's time.
+    private static func type(_ count: Int, into text: TextID, of store: Store, clock: TestClock, step: TimeInterval) throws -> [UInt64] {
+        var times: [UInt64] = []
+        for _ in 0..<count {
+            clock.advance(step)
+            try store.write { tx in try tx.insert("a", at: tx.length(of: text), in: text) }
+            times.append(UInt64(clock.date.timeIntervalSince1970))
+        }
+        return times
+    }
+
+    @Test("a change is stamped with the clock's second, never before its replica's previous change, and keeps it across reopening and folding into runs")
+    func localTimes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clock = TestClock()
+        var store = try Self.open(directory, replica: 1, clock: clock)
+        let file = try store.write { tx in try tx.insert(File(name: "Chapter")) }
+        let text = file.text("content")
+        var expected = try Self.type(1_200, into: text, of: store, clock: clock, step: 0.4)  // folds at 1,000
+        clock.advance(-3_600)  // the device's clock is set back an hour
+        try store.write { tx in try tx.insert("b", at: 0, in: text) }
+        expected.append(expected.last!)  // stamped with the previous change's time, not earlier
+        let logged = try store.changes().filter { $0.id.counter > 0 }
+        #expect(logged.map(\.time) == expected)
+        #expect(logged.first?.date == Date(timeIntervalSince1970: TimeInterval(expected[0])))
+        try store.close()
+        store = try Self.open(directory, replica: 1, clock: clock)
+        defer { try? store.close() }
+        #expect(try store.changes().filter { $0.id.counter > 0 }.map(\.time) == expected)
+        #expect(try store.statistics().changeLogEntries < 20, "the keystrokes were folded into runs")
+        // After reopening, the next change is still not before the last one.
+        try store.write { tx in try tx.insert("c", at: 0, in: text) }
+        #expect(try store.changes().last?.time == expected.last)
+    }
+
+    @Test("times cross delta files: a whole history, keystroke files one by one, and files that arrive out of order")
+    func deltaTimes() throws {
+        let directories = try (0..<4).map { _ in try TemporaryDirectory() }
+        defer { directories.forEach { $0.remove() } }
+        let clock = TestClock()
+        let writer = try Self.open(directories[0], replica: 1, clock: clock)
+        defer { try? writer.close() }
+        let file = try writer.write { tx in try tx.insert(File(name: "Chapter")) }
+        let text = file.text("content")
+        let creation = try #require(try writer.exportDelta())
+        _ = try Self.type(300, into: text, of: writer, clock: clock, step: 1.7)
+        let expected = try writer.changes()
+        #expect(expected.allSatisfy { $0.time > 0 })
+
+        // The whole history in one file.
+        let whole = try Self.open(directories[1], replica: 2, clock: clock)
+        defer { try? whole.close() }
+        try whole.importDelta(try #require(try writer.exportDelta()))
+        #expect(try whole.changes().map(\.time) == expected.map(\.time))
+
+        // One file per keystroke, in order, then a file starting in the middle of a run.
+        let follower = try Self.open(directories[2], replica: 3, clock: clock)
+        defer { try? follower.close() }
+        try follower.importDelta(creation)
+        for (index, change) in expected.dropFirst().prefix(50).enumerated() {
+            let keystroke = try writer.exportDelta(change: change.id)
+            // The first keystroke spells the text's field name out; the others refer to it.
+            if index > 0 { #expect(keystroke.count <= 32, "a keystroke's file is \(keystroke.count) bytes") }
+            try follower.importDelta(keystroke)
+        }
+        try follower.importDelta(try #require(try writer.exportDelta(since: follower.version)))
+        #expect(try follower.changes().map(\.time) == expected.map(\.time))
+
+        // Files applied out of order wait as pending and resolve their times when applied.
+        let late = try Self.open(directories[3], replica: 4, clock: clock)
+        defer { try? late.close() }
+        let first = try writer.exportDelta(since: VersionVector())
+        var middle = VersionVector()
+        middle[writer.replica] = 150
+        let second = try #require(try writer.exportDelta(since: middle))
+        try late.importDelta(creation)
+        let created = try late.changes().count
+        try late.importDelta(second)
+        #expect(try late.changes().count == created, "the later file waits for the changes before it")
+        try late.importDelta(try #require(first))
+        #expect(try late.changes().map(\.time) == expected.map(\.time))
+
+        // Keystroke files in reverse order: each waits until the one before it arrives,
+        // then takes its time as a step from that one's.
+        let reversedDirectory = try TemporaryDirectory()
+        defer { reversedDirectory.remove() }
+        let reversed = try Self.open(reversedDirectory, replica: 5, clock: clock)
+        defer { try? reversed.close() }
+        try reversed.importDelta(creation)
+        let keystrokes = Array(expected.dropFirst(created).prefix(20))
+        for change in keystrokes.reversed() { try reversed.importDelta(try writer.exportDelta(change: change.id)) }
+        #expect(try reversed.changes().map(\.time) == expected.prefix(created + 20).map(\.time))
+    }
+
+    @Test("a change made before times were kept, or sent in an older file, has time 0 and date nil, and compares as the same change")
+    func unknownTimes() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let file = try replicas[0].write { tx in try tx.insert(File(name: "Chapter")) }
+        var change = try #require(try replicas[0].changes().first)
+        #expect(change.time > 0)
+        change.time = 0
+        #expect(change.date == nil)
+        // A copy without its time is the same change: applying it again is not a clone.
+        try replicas[1].apply(try replicas[0].changes())
+        let report = try replicas[1].apply([change])
+        #expect(report.alreadyKnown == [change.id])
+        #expect(try replicas[1].read { tx in try tx.get(File.self, file)?.name } == "Chapter")
+    }
+
+    @Test("a delta file's time field that is out of range is refused, naming it, and nothing is imported")
+    func malformedTime() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        _ = try replicas[0].write { tx in try tx.insert(File(name: "Chapter")) }
+        var bytes = try #require(try replicas[0].exportDelta())
+        // Header: magic, version, store ID (flagged), sender, first counter; then the unit's
+        // flags, lamport step and time.
+        let unit = 3 + 16 + 8 + 1
+        #expect(bytes[unit] & 128 != 0, "the unit carries a time")
+        let timeAt = unit + 2
+        var reader = [UInt8](bytes[timeAt...])
+        #expect(reader[0] & 0x80 != 0, "an absolute time takes several bytes")
+        // An absolute time of 2^41 seconds: beyond the limit.
+        let impossible: [UInt8] = [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]
+        var length = 0
+        while reader[length] & 0x80 != 0 { length += 1 }
+        reader.replaceSubrange(0...length, with: impossible)
+        bytes = Array(bytes[..<timeAt]) + reader
+        #expect(bytes.count > timeAt)
+        bytes = Array(bytes.dropLast(4))
+        withUnsafeBytes(of: CRC32C.checksum(bytes).littleEndian) { bytes += $0 }
+        let before = try StoreSpec.dump(replicas[1])
+        #expect { try replicas[1].importDelta(bytes) } throws: { "\($0)".contains("time") }
+        #expect(try StoreSpec.dump(replicas[1]) == before)
+    }
+}
