@@ -35,6 +35,28 @@ struct TextVersionCommandTests {
         }
     }
 
+    @Test("cat --at TIME prints the file as it was then (ISO 8601, UTC unless a zone is given); a time before it existed prints nothing")
+    func catAtTime() throws {
+        try withTemporaryDirectory { temp in
+            let quire = AppTool(store: temp.appending("store"))
+            let before = Date().addingTimeInterval(-2)
+            try quire.ok(["project", "create", "My Poetry", "--type", "poetry"])
+            try quire.ok(["write", Self.ode], input: "First draft")
+            let first = Date()
+            Thread.sleep(forTimeInterval: 1.2)  // the next change falls in a later second
+            try quire.ok(["write", Self.ode], input: "Second draft")
+            let iso = ISO8601DateFormatter()
+            #expect(try quire.ok(["cat", Self.ode, "--at", iso.string(from: first)]) == "First draft")
+            iso.timeZone = TimeZone(secondsFromGMT: 3_600)
+            #expect(try quire.ok(["cat", Self.ode, "--at", iso.string(from: first)]) == "First draft", "with a zone")
+            #expect(try quire.ok(["cat", Self.ode, "--at", ISO8601DateFormatter().string(from: Date().addingTimeInterval(60))]) == "Second draft")
+            #expect(try quire.ok(["cat", Self.ode, "--at", ISO8601DateFormatter().string(from: before)]) == "")
+            #expect(try quire.ok(["cat", Self.ode, "--at", "2000-01-01"]) == "")
+            let malformed = try quire.run(["cat", Self.ode, "--at", "2026-13-45T99:00"])
+            #expect(malformed.status != 0)
+        }
+    }
+
     @Test("cat --at refuses a version beyond the store and a missing version file, saying what to do")
     func catAtRefused() throws {
         try withTemporaryDirectory { temp in

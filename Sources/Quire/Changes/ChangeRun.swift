@@ -310,6 +310,14 @@ enum ChangeUnit: Hashable, Sendable {
         }
     }
 
+    /// Its first change's dependencies (the others have none beyond their predecessor).
+    var dependencies: VersionVector {
+        switch self {
+        case .change(let change): change.dependencies
+        case .run(let run): run.dependencies
+        }
+    }
+
     /// The wall-clock time of its last change (0 unknown).
     var lastTime: UInt64 {
         switch self {

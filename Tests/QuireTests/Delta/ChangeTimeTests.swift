@@ -137,6 +137,58 @@ struct ChangeTimeTests {
         #expect(try replicas[1].read { tx in try tx.get(File.self, file)?.name } == "Chapter")
     }
 
+    @Test("version(at:) is the version as of a moment: each text reads as it did then; a date before everything is the empty version")
+    func versionAtTime() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clock = TestClock()
+        let store = try Self.open(directory, replica: 1, clock: clock)
+        defer { try? store.close() }
+        let start = clock.date
+        let file = try store.write { tx in try tx.insert(File(name: "Chapter")) }
+        let text = file.text("content")
+        var snapshots: [(Date, String)] = []
+        for index in 0..<1_500 {  // folded into runs after 1,000
+            clock.advance(index % 10 == 0 ? 7 : 0.3)
+            try store.write { tx in
+                if index % 9 == 8 { try tx.delete(0..<1, in: text) } else { try tx.insert("\(index % 10)", at: tx.length(of: text), in: text) }
+            }
+            snapshots.append((clock.date, try store.read { tx in try tx.string(of: text) }))
+        }
+        // Every snapshot but those a later write shares a second with.
+        for (offset, (date, typed)) in snapshots.enumerated() where offset + 1 == snapshots.count
+            || floor(snapshots[offset + 1].0.timeIntervalSince1970) > floor(date.timeIntervalSince1970) {
+            let read = try store.read { tx in try tx.string(of: text, at: try tx.version(at: date)) }
+            #expect(read == typed, "at \(date)")
+        }
+        #expect(try store.read { tx in try tx.version(at: start.addingTimeInterval(-1)) } == VersionVector())
+        #expect(try store.read { tx in try tx.version(at: clock.date.addingTimeInterval(3_600)) } == store.version)
+    }
+
+    @Test("version(at:) leaves out a change made after one it leaves out, when the replicas' clocks disagree")
+    func versionAtTimeWithSkewedClocks() throws {
+        let directories = try (0..<2).map { _ in try TemporaryDirectory() }
+        defer { directories.forEach { $0.remove() } }
+        let (clockA, clockB) = (TestClock(), TestClock())
+        clockB.advance(-600)  // B's clock is ten minutes slow
+        let a = try Self.open(directories[0], replica: 1, clock: clockA)
+        let b = try Self.open(directories[1], replica: 2, clock: clockB)
+        defer { try? a.close(); try? b.close() }
+        let file = try a.write { tx in try tx.insert(File(name: "Chapter")) }
+        let text = file.text("content")
+        try b.importDelta(try #require(try a.exportDelta()))
+        try a.write { tx in try tx.insert("A", at: 0, in: text) }
+        clockA.advance(10)
+        try b.importDelta(try #require(try a.exportDelta(since: b.version)))
+        try b.write { tx in try tx.insert("B", at: 1, in: text) }  // after A's edit, stamped 10 minutes before it
+        let bTime = try #require(try b.changes().last?.date)
+        #expect(bTime < clockA.date.addingTimeInterval(-500))
+        let version = try b.read { tx in try tx.version(at: bTime) }
+        #expect(version[b.replica] < b.version[b.replica], "B's edit depends on A's, made later by A's clock")
+        #expect(try b.read { tx in try tx.string(of: text, at: version) } == "")
+        #expect(try b.read { tx in try tx.string(of: text, at: try tx.version(at: clockA.date)) } == "AB")
+    }
+
     @Test("a delta file's time field that is out of range is refused, naming it, and nothing is imported")
     func malformedTime() throws {
         let replicas = try Replicas(2)
