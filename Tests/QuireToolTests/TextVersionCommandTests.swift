@@ -54,6 +54,11 @@ struct TextVersionCommandTests {
             #expect(try quire.ok(["cat", Self.ode, "--at", "2000-01-01"]) == "")
             let malformed = try quire.run(["cat", Self.ode, "--at", "2026-13-45T99:00"])
             #expect(malformed.status != 0)
+            // diff --from and restore --to take times too.
+            let utc = ISO8601DateFormatter().string(from: first)
+            #expect(try quire.ok(["diff", Self.ode, "--from", utc]).contains("-First"))
+            try quire.ok(["restore", Self.ode, "--to", utc])
+            #expect(try quire.ok(["cat", Self.ode]) == "First draft")
         }
     }
 
