@@ -10,8 +10,9 @@ import QuireCore
 /// backwards from the version, stopping at the replica's latest write of each such field,
 /// at a change older than every write found so far for them, or at the record's creation
 /// (the creator is read first: its changes before the creation, and every other
-/// replica's up to the creation's Lamport time, cannot touch the record). Runs hold only
-/// text edits and are skipped without being decoded.
+/// replica's up to the creation's Lamport time, cannot touch the record; a change of the
+/// creator with a hierarchy operation older than the record's shows the version precedes
+/// the creation). Runs hold only text edits and are skipped without being decoded.
 extension StoreState {
     /// The fields of the record `id` at `version`, or `nil` when the version does not
     /// include its creation.
@@ -46,8 +47,9 @@ extension StoreState {
     /// Runs `search` over the log of `replicas` below their counters, then checks what
     /// pruned history could have hidden.
     ///
-    /// - Returns: `false` when the creator's whole history below the version is kept and
-    ///   holds no creation of the record (the version precedes it).
+    /// - Returns: `false` when the creator's changes below the version show the record was
+    ///   not created yet: read back past where its creation would be, or all kept and
+    ///   without it.
     private func readLog(into search: inout FieldSearch, replicas: [(replica: ReplicaID, counter: UInt64)]) throws -> Bool {
         let layout = layout
         return try environment.read { tx in
@@ -66,12 +68,10 @@ extension StoreState {
                     stopped = !search.visit(change)
                     return stopped ? .stop : .continue
                 }
-                if stopped { continue }
-                if pruned[replica] > 0 {
-                    gaps.append((replica, counter, search.missing))
-                } else if replica == search.record.replica, !search.existed {
-                    return false
-                }
+                let isCreator = replica == search.record.replica
+                // The creator's history below the version without the creation: not yet created.
+                if isCreator, !search.existed, search.passedCreation || !stopped && pruned[replica] == 0 { return false }
+                if !stopped && pruned[replica] > 0 { gaps.append((replica, counter, search.missing)) }
             }
             // Pruned changes of a replica could hold the record's creation (when nothing
             // else showed it existed) or a later write of a field than the one found.
@@ -113,6 +113,8 @@ private struct FieldSearch {
     var existed = false
     /// The record's creation, once read.
     var creation: Timestamp?
+    /// Whether the creator's changes were read back to its creation, or to one before it.
+    var passedCreation = false
     /// The replica being read, and the wanted fields whose latest write by it is not found yet.
     private(set) var replica = ReplicaID(1)
     private(set) var missing: Set<String> = []
@@ -136,7 +138,7 @@ private struct FieldSearch {
     mutating func visit(_ change: Change) -> Bool {
         if let creation, replica != record.replica, change.lamport <= creation.lamport { return false }
         if existed, missing.allSatisfy({ found[$0].map { change.timestamp < $0.timestamp } ?? false }) { return false }
-        var created = false
+        var passed = false
         for operation in change.operations {
             switch operation {
             case .fields(let written, _, let values) where written == record:
@@ -147,16 +149,21 @@ private struct FieldSearch {
                     }
                 }
                 missing.subtract(values.keys)
-            case .tree(let move) where move.node == record.node && NodeID(move.id) == record.node:
-                created = true
-                creation = change.timestamp
-                existed = true
+            case .tree(let move) where move.id.replica == record.replica && replica == record.replica:
+                // The creator's tree counters grow with its changes: one below the
+                // record's is a change before its creation.
+                if NodeID(move.id) == record.node {
+                    creation = change.timestamp
+                    existed = true
+                }
+                if move.id.counter <= record.counter { passed = true }
             default:
                 break
             }
         }
         // Before its creation, the creator wrote nothing of the record.
-        return !created && !(existed && missing.isEmpty)
+        passedCreation = passedCreation || passed
+        return !passed && !(existed && missing.isEmpty)
     }
 
     /// Whether the writes found of `fields` beat every change of `replica` before a
