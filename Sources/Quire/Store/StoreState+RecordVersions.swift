@@ -115,13 +115,16 @@ private struct FieldSearch {
     var creation: Timestamp?
     /// Whether the creator's changes were read back to its creation, or to one before it.
     var passedCreation = false
-    /// The replica being read, and the wanted fields whose latest write by it is not found yet.
-    private(set) var replica = ReplicaID(1)
-    private(set) var missing: Set<String> = []
+    /// The replica being read (the creator first), and the wanted fields whose latest
+    /// write by it is not found yet.
+    private(set) var replica: ReplicaID
+    private(set) var missing: Set<String>
 
     init(record: RecordID, wanted: Set<String>) {
         self.record = record
         self.wanted = wanted
+        replica = record.replica
+        missing = wanted
     }
 
     /// Whether nothing more in the log can change the answer.
@@ -143,9 +146,9 @@ private struct FieldSearch {
             switch operation {
             case .fields(let written, _, let values) where written == record:
                 existed = true
-                for name in missing where values[name] != nil {
+                for (name, value) in values where missing.contains(name) {
                     if found[name].map({ $0.timestamp < change.timestamp }) ?? true {
-                        found[name] = FieldRegister(value: values[name]!, timestamp: change.timestamp, counter: change.id.counter)
+                        found[name] = FieldRegister(value: value, timestamp: change.timestamp, counter: change.id.counter)
                     }
                 }
                 missing.subtract(values.keys)

@@ -159,6 +159,20 @@ struct StoreRecordVersionTests {
         }
     }
 
+    @Test("inside a write, the write's own changes are not yet in tx.version: the record reads as committed")
+    func insideAWrite() throws {
+        let replicas = try Replicas(1)
+        defer { replicas.close() }
+        let store = replicas[0]
+        let file = try store.write { tx in try tx.insert(File(name: "Ode")) }
+        let read = try store.write { tx in
+            try tx.update(file, as: File.self) { $0.name = "Hymn" }
+            let new = try tx.insert(File(name: "New"))
+            return (try tx.get(File.self, file, at: tx.version), try tx.get(File.self, new, at: tx.version), try tx.get(File.self, file))
+        }
+        #expect(read.0 == File(name: "Ode") && read.1 == nil && read.2 == File(name: "Hymn"))
+    }
+
     @Test("a version beyond what the store has is refused, naming the replica; another type is refused as by get")
     func beyondTheStoreAndWrongType() throws {
         let replicas = try Replicas(2)
