@@ -92,6 +92,20 @@ struct StoreRecordVersionTests {
         }
     }
 
+    /// Expects `body` to throw ``StoreError/versionPruned(replica:counter:keptFrom:)`` for
+    /// `replica`, at `version`'s counter, with its history kept from `kept`'s.
+    private static func expectPruned(
+        of replica: ReplicaID, at version: VersionVector, keptFrom kept: VersionVector, _ body: () throws -> Any?,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let error = #expect(throws: StoreError.self, sourceLocation: sourceLocation) { _ = try body() }
+        guard case .versionPruned(let thrown, let counter, let keptFrom)? = error else {
+            Issue.record("expected versionPruned, got \(String(describing: error))", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(thrown == replica && counter == version[replica] && keptFrom == kept[replica], sourceLocation: sourceLocation)
+    }
+
     @Test("every version three replicas were at, merges included, reads each record as it was then (nil before it existed); after reopening")
     func everyVersion() throws {
         let replicas = try Replicas(3)
@@ -215,12 +229,7 @@ struct StoreRecordVersionTests {
         let later = try store.write { tx in try tx.insert(File(name: "later")) }
         try store.pruneHistory(acknowledged: HistoryAcknowledgements([ReplicaID(99): pruned]))
         for version in [early, pruned] {
-            let error = #expect(throws: StoreError.self) { try store.read { tx in try tx.get(File.self, file, at: version) } }
-            guard case .versionPruned(let replica, let counter, let keptFrom)? = error else {
-                Issue.record("expected versionPruned, got \(String(describing: error))")
-                continue
-            }
-            #expect(replica == store.replica && counter == version[replica] && keptFrom == pruned[replica])
+            Self.expectPruned(of: store.replica, at: version, keptFrom: pruned) { try store.read { tx in try tx.get(File.self, file, at: version) } }
         }
         try store.read { tx throws in
             // Every field's last write is within these versions.
@@ -253,12 +262,7 @@ struct StoreRecordVersionTests {
         // its name; the status is the current register's.
         #expect(try a.read { tx in try tx.get(File.self, file, at: renamed) } == File(name: "two", status: "ready"))
         // Before B's rename the name then was written in a pruned change.
-        let error = #expect(throws: StoreError.self) { try a.read { tx in try tx.get(File.self, file, at: kept) } }
-        guard case .versionPruned(let replica, let counter, let keptFrom)? = error else {
-            Issue.record("expected versionPruned, got \(String(describing: error))")
-            return
-        }
-        #expect(replica == a.replica && counter == kept[a.replica] && keptFrom == pruned[a.replica])
+        Self.expectPruned(of: a.replica, at: kept, keptFrom: pruned) { try a.read { tx in try tx.get(File.self, file, at: kept) } }
         #expect(try b.read { tx in try tx.get(File.self, file, at: kept) } == File(name: "one", status: "ready"))
     }
 }
