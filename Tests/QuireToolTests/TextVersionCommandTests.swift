@@ -62,6 +62,28 @@ struct TextVersionCommandTests {
         }
     }
 
+    @Test("cat --name prints a record's name, with --at the name it had then: a renamed file and folder show their old names; before the file existed is an error")
+    func catNameAt() throws {
+        try withTemporaryDirectory { temp in
+            let quire = AppTool(store: temp.appending("store"))
+            try quire.ok(["project", "create", "My Poetry", "--type", "poetry"])
+            let empty = temp.appending("empty.version"), first = temp.appending("first.version")
+            try quire.ok(["status", "--version-out", empty])
+            try quire.ok(["write", Self.ode], input: "Hello")
+            try quire.ok(["status", "--version-out", first])
+            try quire.ok(["rename", Self.ode, "Hymn"])
+            try quire.ok(["rename", "My Poetry/Your Poetry/Draft", "Drafts"])
+            let hymn = "My Poetry/Your Poetry/Drafts/Hymn"
+            #expect(try quire.ok(["cat", hymn, "--name"]) == "Hymn\n")
+            #expect(try quire.ok(["cat", hymn, "--name", "--at", first]) == "Ode\n")
+            #expect(try quire.ok(["cat", "My Poetry/Your Poetry/Drafts", "--name", "--at", first]) == "Draft\n")
+            #expect(try quire.ok(["cat", hymn, "--at", first]) == "Hello")
+            let before = try quire.run(["cat", hymn, "--name", "--at", empty])
+            #expect(before.status == 1)
+            #expect(before.standardError.contains("did not exist yet"))
+        }
+    }
+
     @Test("cat --at refuses a version beyond the store and a missing version file, saying what to do")
     func catAtRefused() throws {
         try withTemporaryDirectory { temp in

@@ -23,10 +23,7 @@ extension StoreState {
     /// - Complexity: Per replica, the log entries from the version back to its last change
     ///   to the text (each decoded).
     func textVersion(of text: TextID, at version: VersionVector, current: ReplicatedText?) throws -> VersionVector {
-        let replicas = version.counters.filter { $0.value > 0 }.sorted { $0.key < $1.key }
-        for (replica, counter) in replicas where counter > meta.version[replica] {
-            throw StoreError.versionBeyondStore(replica: replica, counter: counter, known: meta.version[replica])
-        }
+        let replicas = try replicasReached(by: version)
         let layout = layout
         return try environment.read { tx in
             let pruned = try layout.prunedHistory(in: tx)

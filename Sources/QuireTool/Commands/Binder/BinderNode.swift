@@ -15,14 +15,28 @@ struct BinderNode: Equatable {
     var kind: Kind
     var name: String
 
-    /// The binder record `id`, or `nil` for a record of another app (or none).
-    static func read<R: StoreReading & ~Copyable>(_ id: RecordID, _ tx: borrowing R) throws -> BinderNode? {
+    /// The binder record `id` now, or as it was at `version` (see
+    /// `StoreReading.get(_:_:at:)`); `nil` for a record of another app (or none), or one
+    /// the version precedes.
+    static func read<R: StoreReading & ~Copyable>(
+        _ id: RecordID, at version: VersionVector? = nil, _ tx: borrowing R
+    ) throws -> BinderNode? {
+        let kind: Kind, name: String?
         switch tx.typeName(of: id) {
-        case Project.typeName: BinderNode(id: id, kind: .project, name: try tx.record(Project.self, id).name)
-        case Folder.typeName: BinderNode(id: id, kind: .folder, name: try tx.record(Folder.self, id).name)
-        case File.typeName: BinderNode(id: id, kind: .file, name: try tx.record(File.self, id).name)
-        default: nil
+        case Project.typeName: (kind, name) = (.project, try value(Project.self, id, at: version, tx)?.name)
+        case Folder.typeName: (kind, name) = (.folder, try value(Folder.self, id, at: version, tx)?.name)
+        case File.typeName: (kind, name) = (.file, try value(File.self, id, at: version, tx)?.name)
+        default: return nil
         }
+        return name.map { BinderNode(id: id, kind: kind, name: $0) }
+    }
+
+    /// The record `id` now (it must exist), or at `version`.
+    private static func value<T: Record, R: StoreReading & ~Copyable>(
+        _ type: T.Type, _ id: RecordID, at version: VersionVector?, _ tx: borrowing R
+    ) throws -> T? {
+        guard let version else { return try tx.record(type, id) }
+        return try tx.get(type, id, at: version)
     }
 
     /// The binder records among `ids`, in order.
