@@ -98,15 +98,22 @@ extension ChangeUnit {
         return (id.counter + head.count, head.steps.reduce(head.lamport) { $0 + $1.value * $1.times })
     }
 
-    /// The wall-clock time of the entry's last change (0 unknown): a run's is in its
-    /// head, a single change's at the end of its body.
-    static func logEntryLastTime(_ bytes: [UInt8], id: ChangeID, readText: (inout ByteReader, [ReplicaID]) throws -> TextID) throws(StoreError) -> UInt64 {
+    /// The wall-clock time of the entry's change at `counter` (its last when `nil`; 0
+    /// unknown): a run's is in its head, so its operations are not decoded; a single
+    /// change's is at the end of its body.
+    static func logEntryTime(
+        _ bytes: [UInt8], id: ChangeID, ofChangeAt counter: UInt64? = nil,
+        readText: (inout ByteReader, [ReplicaID]) throws -> TextID
+    ) throws(StoreError) -> UInt64 {
         var reader = ByteReader(bytes)
         var probe = reader
         if (try? probe.readByte("entry kind")) == runMarker {
             do {
                 let head = try readRunHead(from: &probe, id: id)
-                return head.timeSteps.reduce(head.time) { $0 + $1.value * $1.times }
+                guard head.time > 0 else { return 0 }
+                var steps = head.timeSteps
+                let before = min(counter.map { $0 - min($0, id.counter) } ?? head.count - 1, head.count - 1)
+                return head.time + ChangeRun.dropFirst(before, from: &steps)
             } catch {
                 throw .invalidChange("run \(id): \(error)")
             }

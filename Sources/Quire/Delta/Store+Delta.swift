@@ -1,3 +1,4 @@
+import LMDB
 import QuireCore
 
 extension Store {
@@ -150,9 +151,27 @@ extension StoreState {
     /// when there is none, it was pruned or its time is unknown.
     func loggedTime(before id: ChangeID) -> UInt64? {
         guard id.counter > 0 else { return nil }
-        let before = ChangeID(replica: id.replica, counter: id.counter - 1)
-        let unit = try? environment.read { tx in try loggedUnit(covering: before, in: tx) }
-        guard let time = unit?.clamped(to: 0..<id.counter)?.lastTime, time > 0 else { return nil }
+        let layout = layout, slotTexts = slotTexts
+        let range = KeyRange(
+            from: StoreLayout.changeKey(ChangeID(replica: id.replica, counter: 0)), to: StoreLayout.changeKey(id))
+        // The entry holding the change before: the last one that starts before `id`.
+        let time = try? environment.read { tx in
+            var found: UInt64?
+            try tx.scan(layout.changes, range: range, reverse: true) { key, value in
+                let entry = StoreLayout.changeID(fromKey: key), bytes = Array(value)
+                var reader = ByteReader(bytes)
+                // Pruned history leaves a gap: the entry found must reach the change before.
+                guard let end = try? ChangeUnit.logEntryEnd(&reader, id: entry).end, end >= id.counter else { return .stop }
+                found = try? ChangeUnit.logEntryTime(bytes, id: entry, ofChangeAt: id.counter - 1) { reader, _ in
+                    let slot = try reader.readVarint("text slot")
+                    guard let text = slotTexts[slot] else { throw DecodingError.malformed("unknown text slot \(slot)", at: reader.offset) }
+                    return text
+                }
+                return .stop
+            }
+            return found
+        }
+        guard let time, time > 0 else { return nil }
         return time
     }
 

@@ -465,7 +465,7 @@ extension StoreState {
                 let id = StoreLayout.changeID(fromKey: key), bytes = Array(value)
                 var reader = ByteReader(bytes)
                 let (end, lamport) = try ChangeUnit.logEntryEnd(&reader, id: id)
-                let time = try ChangeUnit.logEntryLastTime(bytes, id: id) { reader, _ in
+                let time = try ChangeUnit.logEntryTime(bytes, id: id) { reader, _ in
                     _ = try reader.readVarint("text slot")  // only the time is wanted
                     return TextID(record: RecordID(replica: id.replica, counter: 0), field: "")
                 }
