@@ -42,12 +42,6 @@ struct AutosaveBenchmark {
         var correct: Bool
     }
 
-    /// A file record to type into.
-    private struct BenchFile: Record {
-        static let typeName = "bench-file"
-        var name: String
-    }
-
     /// One trace patch, typed as one session call.
     private struct Edit {
         var position: Int
@@ -120,7 +114,7 @@ struct AutosaveBenchmark {
         var options = Store.Options()
         options.durability = durability
         let file = try Store.withStore(at: path, options: options) { store in
-            try store.write { tx in try tx.insert(BenchFile(name: "paper")) }
+            try store.write { tx in try tx.insert(TraceTyping.BenchFile(name: "paper")) }
         }
         let logBefore = try Self.changeLogBytes(at: path)
         let sizeBefore = Self.fileSize(path + "/data.mdb")
@@ -173,7 +167,7 @@ struct AutosaveBenchmark {
         var options = Store.Options()
         options.durability = .noSync  // setup only; the measured part reads
         let content = try Store.withStore(at: path, options: options) { store in
-            let file = try store.write { tx in try tx.insert(BenchFile(name: "paper")) }
+            let file = try store.write { tx in try tx.insert(TraceTyping.BenchFile(name: "paper")) }
             let content = file.text("content")
             for patch in trace.transactions.lazy.flatMap(\.patches) {
                 try store.write { tx in

@@ -56,12 +56,6 @@ struct DeltaBenchmark {
         var correct: Bool
     }
 
-    /// The text record the trace is typed into.
-    private struct BenchFile: Record {
-        static let typeName = "bench-file"
-        var name: String
-    }
-
     /// A store holding the typed trace, and what it exported.
     private struct History {
         var changes: Int
@@ -80,7 +74,7 @@ struct DeltaBenchmark {
             throw BenchmarkFailure("the delta benchmark needs a sequential trace")
         }
         let perTransaction = try history(
-            groups: trace.transactions.map { $0.patches[...] }, name: "history", measuringStore: true)
+            groups: TraceTyping.perTransaction(trace), name: "history", measuringStore: true)
         let patches = trace.transactions.flatMap(\.patches)
         let batches = stride(from: 0, to: patches.count, by: batch).map { patches[$0..<min($0 + batch, patches.count)] }
         let batched = try history(groups: batches, name: "batched")
@@ -122,16 +116,8 @@ struct DeltaBenchmark {
         options.durability = .noSync  // setup only
         let store = try Store(directory: path, options: options)
         do {
-            let text = try store.write { tx in
-                let file = try tx.insert(BenchFile(name: traceName))
-                if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
-                return file.text("content")
-            }
-            for group in groups where !group.isEmpty {
-                try store.write { tx in
-                    for patch in group { try Self.apply(patch, to: text, in: tx) }
-                }
-            }
+            let text = try TraceTyping.makeFile(named: traceName, for: trace, in: store)
+            try TraceTyping.type(groups, into: text, of: store)
             let sourceText = try store.read { tx in try tx.string(of: text) }
             var file: [UInt8] = []
             let exportTimes = try (0..<runs).map { _ in
@@ -189,11 +175,6 @@ struct DeltaBenchmark {
         }
     }
 
-    private static func apply(_ patch: EditingTrace.Patch, to text: TextID, in tx: borrowing StoreWriter) throws {
-        if patch.deleteCount > 0 { try tx.delete(patch.position..<patch.position + patch.deleteCount, in: text) }
-        if !patch.text.isEmpty { try tx.insert(patch.text, at: patch.position, in: text) }
-    }
-
     // MARK: Importing
 
     /// The median time to import `history.file` into an empty store (full durability,
@@ -234,15 +215,11 @@ struct DeltaBenchmark {
         options.durability = .noSync
         let store = try Store(directory: path, options: options)
         do {
-            let text = try store.write { tx in
-                let file = try tx.insert(BenchFile(name: traceName))
-                if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
-                return file.text("content")
-            }
+            let text = try TraceTyping.makeFile(named: traceName, for: trace, in: store)
             var total = 0, count = 0
             for patch in trace.transactions.lazy.flatMap(\.patches) where count < keystrokes {
                 let before = store.version
-                try store.write { tx in try Self.apply(patch, to: text, in: tx) }
+                try store.write { tx in try TraceTyping.apply(patch, to: text, in: tx) }
                 guard patch.deleteCount + patch.text.unicodeScalars.count == 1 else { continue }
                 guard let file = try store.exportDelta(since: before) else {
                     throw BenchmarkFailure("a keystroke exported no delta file")
