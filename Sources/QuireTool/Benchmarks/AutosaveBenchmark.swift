@@ -249,18 +249,3 @@ struct AutosaveBenchmark {
         return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 }
-
-extension Store {
-    /// Opens the store at `path`, runs `body`, and closes the store.
-    fileprivate static func withStore<R>(at path: String, options: Options, _ body: (Store) throws -> R) throws -> R {
-        let store = try Store(directory: path, options: options)
-        do {
-            let result = try body(store)
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
-    }
-}

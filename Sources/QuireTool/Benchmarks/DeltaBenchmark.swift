@@ -112,12 +112,9 @@ struct DeltaBenchmark {
     private func history(groups: [ArraySlice<EditingTrace.Patch>], name: String, measuringStore: Bool = false) throws -> History {
         let path = try makeDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = Store.Options()
-        options.durability = .noSync  // setup only
-        let store = try Store(directory: path, options: options)
-        do {
-            let text = try TraceTyping.makeFile(named: traceName, for: trace, in: store)
-            try TraceTyping.type(groups, into: text, of: store)
+        let folder = path + "-sync"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var history = try TraceTyping.withTypedStore(trace, named: traceName, groups: groups, at: path) { store, text in
             let sourceText = try store.read { tx in try tx.string(of: text) }
             var file: [UInt8] = []
             let exportTimes = try (0..<runs).map { _ in
@@ -127,19 +124,11 @@ struct DeltaBenchmark {
                 }
             }
             let changes = try store.statistics().changeCount
-            var history = History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
-            let folder = path + "-sync"
-            defer { try? FileManager.default.removeItem(atPath: folder) }
             if measuringStore { try store.sync(folder: folder) }
-            try store.close()
-            if measuringStore {
-                try measure(storeAt: path, syncFolder: folder, into: &history)
-            }
-            return history
-        } catch {
-            try? store.close()
-            throw error
+            return History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
         }
+        if measuringStore { try measure(storeAt: path, syncFolder: folder, into: &history) }
+        return history
     }
 
     /// The closed store's size; opening it and reading the text; a new store syncing
@@ -211,11 +200,7 @@ struct DeltaBenchmark {
     private func keystrokeFileBytes() throws -> (Double, Int) {
         let path = try makeDirectory("keystrokes")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = Store.Options()
-        options.durability = .noSync
-        let store = try Store(directory: path, options: options)
-        do {
-            let text = try TraceTyping.makeFile(named: traceName, for: trace, in: store)
+        return try TraceTyping.withTypedStore(trace, named: traceName, groups: [], at: path) { store, text in
             var total = 0, count = 0
             for patch in trace.transactions.lazy.flatMap(\.patches) where count < keystrokes {
                 let before = store.version
@@ -227,11 +212,7 @@ struct DeltaBenchmark {
                 total += file.count
                 count += 1
             }
-            try store.close()
             return (count == 0 ? 0 : Double(total) / Double(count), count)
-        } catch {
-            try? store.close()
-            throw error
         }
     }
 

@@ -111,26 +111,17 @@ struct TextBenchmark {
         let path = URL(fileURLWithPath: directory).appendingPathComponent("history").path
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = Store.Options()
-        options.durability = .noSync  // setup only
-        let store = try Store(directory: path, options: options)
-        do {
-            let text = try TraceTyping.makeFile(named: traceName, for: trace, in: store)
-            let groups = TraceTyping.perTransaction(trace)
-            try TraceTyping.type(groups, into: text, of: store)
+        let groups = TraceTyping.perTransaction(trace)
+        let (times, history) = try TraceTyping.withTypedStore(trace, named: traceName, groups: groups, at: path) { store, text in
             var history: [TextHistoryEntry] = []
             let times = try (0..<runs).map { _ in
                 try Timing.milliseconds { history = try store.read { tx in try tx.history(of: text) } }
             }
-            try store.close()
-            let changes = groups.filter { !$0.isEmpty }.count + (trace.startContent.isEmpty ? 0 : 1)
-            let length = history.reduce(0) { $0 + $1.inserted - $1.deleted }
-            return (Timing.median(times), history.count,
-                    history.count == changes && length == trace.endContent.unicodeScalars.count)
-        } catch {
-            try? store.close()
-            throw error
+            return (times, history)
         }
+        let changes = groups.filter { !$0.isEmpty }.count + (trace.startContent.isEmpty ? 0 : 1)
+        let length = history.reduce(0) { $0 + $1.inserted - $1.deleted }
+        return (Timing.median(times), history.count, history.count == changes && length == trace.endContent.unicodeScalars.count)
     }
 
     /// The mean size of one keystroke's encoded change over the first `limit` one-character

@@ -13,7 +13,7 @@ enum TraceTyping {
     /// Creates a file record named `name` holding the trace's start content, in one change.
     ///
     /// - Returns: The file's text.
-    static func makeFile(named name: String, for trace: EditingTrace, in store: Store) throws -> TextID {
+    private static func makeFile(named name: String, for trace: EditingTrace, in store: Store) throws -> TextID {
         try store.write { tx in
             let file = try tx.insert(BenchFile(name: name))
             if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
@@ -21,8 +21,24 @@ enum TraceTyping {
         }
     }
 
+    /// Opens a new store at `path` (`noSync` durability: setup only), types `groups` of
+    /// the trace's patches into a new file's text, one change per non-empty group, runs
+    /// `body` with the store and the text, and closes the store.
+    static func withTypedStore<R>(
+        _ trace: EditingTrace, named name: String, groups: [ArraySlice<EditingTrace.Patch>], at path: String,
+        _ body: (Store, TextID) throws -> R
+    ) throws -> R {
+        var options = Store.Options()
+        options.durability = .noSync
+        return try Store.withStore(at: path, options: options) { store in
+            let text = try makeFile(named: name, for: trace, in: store)
+            try type(groups, into: text, of: store)
+            return try body(store, text)
+        }
+    }
+
     /// Types `groups` of patches into `text`, one change per non-empty group.
-    static func type(_ groups: [ArraySlice<EditingTrace.Patch>], into text: TextID, of store: Store) throws {
+    private static func type(_ groups: [ArraySlice<EditingTrace.Patch>], into text: TextID, of store: Store) throws {
         for group in groups where !group.isEmpty {
             try store.write { tx in
                 for patch in group { try apply(patch, to: text, in: tx) }
