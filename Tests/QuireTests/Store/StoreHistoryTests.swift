@@ -116,11 +116,13 @@ struct StoreHistoryTests {
         let replicas = try Replicas(1)
         defer { replicas.close() }
         let store = replicas[0]
-        let text = try store.write { tx in try tx.insert(File(name: "Chapter")) }.text("content")
+        let file = try store.write { tx in try tx.insert(File(name: "Chapter")) }
+        let text = file.text("content")
         var made: [Made] = []
         for step in 0..<30 { made.append(try Self.edit(text, on: store, choice: step)) }
         let acknowledged = store.version
         for step in 0..<5 { made.append(try Self.edit(text, on: store, choice: step)) }
+        try store.write { tx in try tx.update(file, as: File.self) { $0.name = "Chapter 1" } }
         #expect(try store.read { tx in try tx.historyKeptFrom } == VersionVector())
         try store.pruneHistory(acknowledged: HistoryAcknowledgements([ReplicaID(99): acknowledged]))
         let keptFrom = try store.read { tx in try tx.historyKeptFrom }
@@ -128,6 +130,11 @@ struct StoreHistoryTests {
         let history = try store.read { tx in try tx.history(of: text) }
         #expect(Self.made(history) == made.filter { $0.change.counter >= keptFrom[store.replica] })
         #expect(history.count >= 5)
+        // The record's history lost its creation with the pruned changes; the rest is kept.
+        let record = try store.read { tx in try tx.history(of: file) }
+        #expect(record.count == history.count + 1)
+        #expect(record.allSatisfy { !$0.isCreation })
+        #expect(try record.last?.value(of: "name", as: String.self) == "Chapter 1")
     }
 
     @Test("a record's history: its creation, renames, moves, trash and restore, and its text edits, each with its change")
