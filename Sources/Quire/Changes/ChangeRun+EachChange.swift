@@ -36,6 +36,7 @@ extension ChangeRun {
                     lamport += lamportSteps[step].value
                     stepsLeft -= 1
                 }
+                // A run keeps no times yet (the log format is gaining them): unknown.
                 var summary = ChangeSummary(
                     id: ChangeID(replica: id.replica, counter: counter), lamport: lamport, time: 0, inserted: 0, deleted: 0)
                 // The initializer checked that the operations add up to the lengths.
