@@ -95,4 +95,27 @@ struct LogAndRestoreCommandTests {
             #expect(childNames(try quire.tree("\(Self.draft)/Odes")) == ["To Autumn"])
         }
     }
+
+    @Test("log lists the other replica's merged edits as its own, without '(this replica)'")
+    func twoReplicas() throws {
+        try withTemporaryDirectory { temp in
+            let laptop = AppTool(store: temp.appending("laptop")), phone = AppTool(store: temp.appending("phone"))
+            let ode = "\(Self.draft)/Ode"
+            try laptop.ok(["project", "create", "My Poetry", "--type", "poetry"])
+            try laptop.ok(["write", ode], input: "The sea")
+            try laptop.ok(["export", "-o", temp.appending("a.qdelta")])
+            try phone.ok(["import", temp.appending("a.qdelta")])
+            try phone.ok(["write", ode], input: "The sea is calm")
+            try phone.ok(["export", "-o", temp.appending("b.qdelta")])
+            try laptop.ok(["import", temp.appending("b.qdelta")])
+            for (tool, isLaptop) in [(laptop, true), (phone, false)] {
+                let log = try tool.ok(["log", ode]).split(separator: "\n")
+                #expect(log.map(Self.what) == ["created file 'Ode' in \(Self.draft); text +7 −0 characters", "text +8 −0 characters"])
+                guard log.count == 2 else { continue }
+                #expect(log[0].hasPrefix(isLaptop ? "\(log[0].prefix(16)) (this replica)" : "\(log[0].prefix(16))  counter"))
+                #expect(log[1].hasPrefix(!isLaptop ? "\(log[1].prefix(16)) (this replica)" : "\(log[1].prefix(16))  counter"))
+                #expect(log[0].prefix(16) != log[1].prefix(16), "two replicas")
+            }
+        }
+    }
 }
