@@ -29,7 +29,8 @@ struct CardsRestoreTests {
             let note = try restoreID(in: removed)
             #expect(try quire.ok(["cards", "note", "list", "C"]) == "1. Rome  (1 clue)\n")
             #expect(try quire.ok(["restore", note]) == "restored the note \(note) into the category 'C'\n")
-            #expect(try quire.ok(["cards", "note", "list", "C"]).contains("Paris  (0 clues)"))
+            // Back first, where it was, not after Rome.
+            #expect(try quire.ok(["cards", "note", "list", "C"]) == "1. Paris  (0 clues)\n2. Rome  (1 clue)\n")
             let again = try quire.run(["restore", note])
             #expect(again.status == 1)
             #expect(again.standardError.contains("the note \(note) is not in the trash"))

@@ -127,6 +127,27 @@ struct TraceReplayTests {
                       "load_ms", "rss_mb", "keystroke_delta_bytes"] {
             #expect(object[field] != nil, "missing \(field)")
         }
+        #expect(object["history_ms"] == nil, "a concurrent trace is not typed into a store")
+        #expect(object["correct"] as? Bool == true)
+    }
+
+    @Test("bench text on a sequential trace types it one change per keystroke and times its store history")
+    func benchTextHistory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // 1,200 keystrokes (the log folds them into runs) and 300 backspaces.
+        var patches: [String] = []
+        for index in 0..<1_200 { patches.append("{\"patches\":[[\(index),0,\"\(index % 7 == 0 ? "é" : "a")\"]]}") }
+        for index in 0..<300 { patches.append("{\"patches\":[[\(1_199 - index),1,\"\"]]}") }
+        let end = (0..<900).map { $0 % 7 == 0 ? "é" : "a" }.joined()
+        let path = directory.appending("typed.json")
+        try "{\"startContent\":\"\",\"endContent\":\"\(end)\",\"txns\":[\(patches.joined(separator: ","))]}"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        let run = await runTool(["bench", "text", "--trace", path, "--runs", "1", "--json"])
+        #expect(run.status == 0, "stderr: \(run.errorOutput)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(object["history_entries"] as? Int == 1_500)
+        #expect((object["history_ms"] as? Double ?? 0) > 0)
         #expect(object["correct"] as? Bool == true)
     }
 }

@@ -42,12 +42,6 @@ struct AutosaveBenchmark {
         var correct: Bool
     }
 
-    /// A file record to type into.
-    private struct BenchFile: Record {
-        static let typeName = "bench-file"
-        var name: String
-    }
-
     /// One trace patch, typed as one session call.
     private struct Edit {
         var position: Int
@@ -120,7 +114,7 @@ struct AutosaveBenchmark {
         var options = Store.Options()
         options.durability = durability
         let file = try Store.withStore(at: path, options: options) { store in
-            try store.write { tx in try tx.insert(BenchFile(name: "paper")) }
+            try store.write { tx in try tx.insert(TraceTyping.BenchFile(name: "paper")) }
         }
         let logBefore = try Self.changeLogBytes(at: path)
         let sizeBefore = Self.fileSize(path + "/data.mdb")
@@ -173,7 +167,7 @@ struct AutosaveBenchmark {
         var options = Store.Options()
         options.durability = .noSync  // setup only; the measured part reads
         let content = try Store.withStore(at: path, options: options) { store in
-            let file = try store.write { tx in try tx.insert(BenchFile(name: "paper")) }
+            let file = try store.write { tx in try tx.insert(TraceTyping.BenchFile(name: "paper")) }
             let content = file.text("content")
             for patch in trace.transactions.lazy.flatMap(\.patches) {
                 try store.write { tx in
@@ -253,20 +247,5 @@ struct AutosaveBenchmark {
         let sorted = values.sorted()
         let rank = Int((p / 100 * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank, 1), sorted.count) - 1]
-    }
-}
-
-extension Store {
-    /// Opens the store at `path`, runs `body`, and closes the store.
-    fileprivate static func withStore<R>(at path: String, options: Options, _ body: (Store) throws -> R) throws -> R {
-        let store = try Store(directory: path, options: options)
-        do {
-            let result = try body(store)
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
     }
 }

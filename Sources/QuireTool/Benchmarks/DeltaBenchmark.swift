@@ -56,12 +56,6 @@ struct DeltaBenchmark {
         var correct: Bool
     }
 
-    /// The text record the trace is typed into.
-    private struct BenchFile: Record {
-        static let typeName = "bench-file"
-        var name: String
-    }
-
     /// A store holding the typed trace, and what it exported.
     private struct History {
         var changes: Int
@@ -80,7 +74,7 @@ struct DeltaBenchmark {
             throw BenchmarkFailure("the delta benchmark needs a sequential trace")
         }
         let perTransaction = try history(
-            groups: trace.transactions.map { $0.patches[...] }, name: "history", measuringStore: true)
+            groups: TraceTyping.perTransaction(trace), name: "history", measuringStore: true)
         let patches = trace.transactions.flatMap(\.patches)
         let batches = stride(from: 0, to: patches.count, by: batch).map { patches[$0..<min($0 + batch, patches.count)] }
         let batched = try history(groups: batches, name: "batched")
@@ -118,20 +112,9 @@ struct DeltaBenchmark {
     private func history(groups: [ArraySlice<EditingTrace.Patch>], name: String, measuringStore: Bool = false) throws -> History {
         let path = try makeDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = Store.Options()
-        options.durability = .noSync  // setup only
-        let store = try Store(directory: path, options: options)
-        do {
-            let text = try store.write { tx in
-                let file = try tx.insert(BenchFile(name: traceName))
-                if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
-                return file.text("content")
-            }
-            for group in groups where !group.isEmpty {
-                try store.write { tx in
-                    for patch in group { try Self.apply(patch, to: text, in: tx) }
-                }
-            }
+        let folder = path + "-sync"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var history = try TraceTyping.withTypedStore(trace, named: traceName, groups: groups, at: path) { store, text in
             let sourceText = try store.read { tx in try tx.string(of: text) }
             var file: [UInt8] = []
             let exportTimes = try (0..<runs).map { _ in
@@ -141,19 +124,11 @@ struct DeltaBenchmark {
                 }
             }
             let changes = try store.statistics().changeCount
-            var history = History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
-            let folder = path + "-sync"
-            defer { try? FileManager.default.removeItem(atPath: folder) }
             if measuringStore { try store.sync(folder: folder) }
-            try store.close()
-            if measuringStore {
-                try measure(storeAt: path, syncFolder: folder, into: &history)
-            }
-            return history
-        } catch {
-            try? store.close()
-            throw error
+            return History(changes: changes, file: file, text: text, exportTimes: exportTimes, sourceText: sourceText)
         }
+        if measuringStore { try measure(storeAt: path, syncFolder: folder, into: &history) }
+        return history
     }
 
     /// The closed store's size; opening it and reading the text; a new store syncing
@@ -187,11 +162,6 @@ struct DeltaBenchmark {
             }
             guard text == history.sourceText else { throw BenchmarkFailure("the store that caught up reads another text") }
         }
-    }
-
-    private static func apply(_ patch: EditingTrace.Patch, to text: TextID, in tx: borrowing StoreWriter) throws {
-        if patch.deleteCount > 0 { try tx.delete(patch.position..<patch.position + patch.deleteCount, in: text) }
-        if !patch.text.isEmpty { try tx.insert(patch.text, at: patch.position, in: text) }
     }
 
     // MARK: Importing
@@ -230,19 +200,11 @@ struct DeltaBenchmark {
     private func keystrokeFileBytes() throws -> (Double, Int) {
         let path = try makeDirectory("keystrokes")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = Store.Options()
-        options.durability = .noSync
-        let store = try Store(directory: path, options: options)
-        do {
-            let text = try store.write { tx in
-                let file = try tx.insert(BenchFile(name: traceName))
-                if !trace.startContent.isEmpty { try tx.insert(trace.startContent, at: 0, in: file.text("content")) }
-                return file.text("content")
-            }
+        return try TraceTyping.withTypedStore(trace, named: traceName, groups: [], at: path) { store, text in
             var total = 0, count = 0
             for patch in trace.transactions.lazy.flatMap(\.patches) where count < keystrokes {
                 let before = store.version
-                try store.write { tx in try Self.apply(patch, to: text, in: tx) }
+                try store.write { tx in try TraceTyping.apply(patch, to: text, in: tx) }
                 guard patch.deleteCount + patch.text.unicodeScalars.count == 1 else { continue }
                 guard let file = try store.exportDelta(since: before) else {
                     throw BenchmarkFailure("a keystroke exported no delta file")
@@ -250,11 +212,7 @@ struct DeltaBenchmark {
                 total += file.count
                 count += 1
             }
-            try store.close()
             return (count == 0 ? 0 : Double(total) / Double(count), count)
-        } catch {
-            try? store.close()
-            throw error
         }
     }
 

@@ -1,13 +1,18 @@
 import Foundation
+import Quire
 import QuireCore
 
 /// Measures the text CRDT on one editing trace: local replay, encoding and merging the
 /// whole history, saving and loading the state, reading an old version, memory, and
-/// keystroke delta size.
+/// keystroke delta size; and, in a store, listing the history of the trace typed one
+/// change per keystroke.
 struct TextBenchmark {
     var trace: EditingTrace
     var traceName: String
     var runs = 5
+    /// Where the store for the history figures is made (a fresh subdirectory); `nil`: not
+    /// measured.
+    var directory: String?
 
     /// One field per figure; times in milliseconds, sizes in bytes.
     struct Result: Encodable {
@@ -26,6 +31,11 @@ struct TextBenchmark {
         var checkout_replay_ms: Double
         var rss_mb: Double
         var keystroke_delta_bytes: Double
+        /// Listing the store history of the trace typed one change per keystroke
+        /// (sequential traces only; absent for concurrent ones).
+        var history_ms: Double?
+        /// The entries that history lists: one per change.
+        var history_entries: Int?
         var end_chars: Int
         var correct: Bool
     }
@@ -78,6 +88,7 @@ struct TextBenchmark {
             try Timing.milliseconds { replayedText = try replica.fork(at: half, as: ReplicaID(UInt64.max)).string }
         }
         let memory = try ReplicatedText(replica: ReplicaID(UInt64.max), state: state).memoryFootprint
+        let storeHistory = try storeHistoryTimes()
         return Result(
             trace: traceName, ops: trace.patchCount, runs: runs,
             local_replay_ms: Timing.median(replayTimes), encode_ms: Timing.median(encodeTimes),
@@ -85,9 +96,32 @@ struct TextBenchmark {
             state_bytes: state.count, load_ms: Timing.median(loadTimes),
             checkout_ms: Timing.median(checkoutTimes), checkout_replay_ms: Timing.median(checkoutReplayTimes),
             rss_mb: Double(memory) / 1_048_576, keystroke_delta_bytes: try keystrokeDeltaBytes(limit: 10_000),
+            history_ms: storeHistory?.milliseconds, history_entries: storeHistory?.entries,
             end_chars: text.unicodeScalars.count,
             correct: correct && mergedText == trace.endContent && loadedText == trace.endContent
-                && checkoutText == replayedText)
+                && checkoutText == replayedText && storeHistory?.correct != false)
+    }
+
+    /// Types a sequential trace into a fresh store, one change per transaction (one per
+    /// patch: every keystroke its own change, as autosave makes them), and times listing
+    /// the text's history (`tx.history(of:)`, median over runs). Whether it is correct:
+    /// one entry per change, whose counts add up to the final length.
+    private func storeHistoryTimes() throws -> (milliseconds: Double, entries: Int, correct: Bool)? {
+        guard let directory, !trace.isConcurrent else { return nil }
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("history").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let groups = TraceTyping.perTransaction(trace)
+        let (times, history) = try TraceTyping.withTypedStore(trace, named: traceName, groups: groups, at: path) { store, text in
+            var history: [TextHistoryEntry] = []
+            let times = try (0..<runs).map { _ in
+                try Timing.milliseconds { history = try store.read { tx in try tx.history(of: text) } }
+            }
+            return (times, history)
+        }
+        let changes = groups.filter { !$0.isEmpty }.count + (trace.startContent.isEmpty ? 0 : 1)
+        let length = history.reduce(0) { $0 + $1.inserted - $1.deleted }
+        return (Timing.median(times), history.count, history.count == changes && length == trace.endContent.unicodeScalars.count)
     }
 
     /// The mean size of one keystroke's encoded change over the first `limit` one-character

@@ -293,15 +293,7 @@ struct TreeLimitsBenchmark: Sendable {
     private func withStore<R>(_ name: String, _ body: (Store) throws -> R) throws -> R {
         let path = try makeDirectory(name)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try Store(directory: path, options: Self.options)
-        do {
-            let result = try body(store)
-            try store.close()
-            return result
-        } catch {
-            try? store.close()
-            throw error
-        }
+        return try Store.withStore(at: path, options: Self.options, body)
     }
 
     private func makeDirectory(_ name: String) throws -> String {

@@ -8,8 +8,10 @@ struct TextBenchCommand: Command {
     static let discussion = """
         Replays FILE as local edits (medians over --runs runs, at least 5 recommended),
         encodes the whole history as one delta and merges it into an empty replica, saves
-        and loads the state, reads the text halfway through its history, measures the heap a loaded replica holds, and the mean size of
-        one keystroke's encoded change. Fields are documented in docs/benchmarks.md.
+        and loads the state, reads the text halfway through its history, measures the heap a loaded replica holds, the mean size of
+        one keystroke's encoded change, and (sequential traces) types the trace into a
+        store one change per keystroke to time listing the text's history. Fields are
+        documented in docs/benchmarks.md.
         """
     static let trace = Option.value("trace", placeholder: "FILE", help: "The trace (.json or .json.gz).")
     static let runs = Option.value("runs", placeholder: "N", help: "Runs per measurement (default 5).")
@@ -35,7 +37,11 @@ struct TextBenchCommand: Command {
         let trace = try TraceFile.load(path)
         let name = URL(fileURLWithPath: path).lastPathComponent
             .replacingOccurrences(of: ".json.gz", with: "").replacingOccurrences(of: ".json", with: "")
-        var benchmark = TextBenchmark(trace: trace, traceName: name, runs: runs)
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("quire-bench-text-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var benchmark = TextBenchmark(trace: trace, traceName: name, runs: runs, directory: directory)
         let bar = ProgressBar(label: "bench text", total: runs, unit: "replays", errorOutput: context.errorOutput)
         benchmark.progress = { done, _ in bar?.update(done: done) }
         let result = try benchmark.run()
@@ -58,6 +64,7 @@ extension TextBenchmark.Result: BenchmarkResult {
             ("checkout at half", String(format: "%.3f ms (%.2f ms by replay)", checkout_ms, checkout_replay_ms)),
             ("memory of a loaded replica", String(format: "%.2f MB", rss_mb)),
             ("keystroke delta", String(format: "%.1f bytes", keystroke_delta_bytes)),
+            ("store history", history_ms.map { String(format: "%.2f ms, %d changes", $0, history_entries ?? 0) } ?? "(sequential traces only)"),
             ("correct", correct ? "yes" : "NO"),
         ]
         return rows.map { $0.0.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.1 + "\n" }.joined()

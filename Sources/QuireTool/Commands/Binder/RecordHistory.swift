@@ -2,124 +2,106 @@ import Foundation
 import Quire
 import QuireApps
 
-/// What happened to one record of the binder, change by change: the entries of
-/// `quire log` and the place `quire restore` puts a record back by default.
+/// What happened to one record of the binder, change by change, in words: the entries
+/// of `quire log`, from the store's history of the record (`tx.history(of:)`, read from
+/// the change log; nothing is replayed).
 struct RecordHistory {
     /// One change that touched the record: its fields, its text or its place.
     struct Entry: Encodable {
         var replica: String
         var counter: UInt64
-        var operations: UInt64
         var lamport: UInt64
+        /// When the change was made, ISO 8601 UTC; `nil` when unknown.
+        var time: String?
         /// What the change did to the record, in words.
         var what: [String]
-        /// Characters inserted into and deleted from its text (a minimal diff of before
-        /// and after), when the change edited it.
+        /// Characters the change inserted into and deleted from its text, when it edited it.
         var inserted: Int?
         var deleted: Int?
-        /// Words of its text after the change, when the change edited it.
-        var words: Int?
+
+        private enum CodingKeys: String, CodingKey { case replica, counter, lamport, time, what, inserted, deleted }
+
+        /// Every field, `time` as `null` when unknown (so a reader always finds the key).
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(replica, forKey: .replica)
+            try container.encode(counter, forKey: .counter)
+            try container.encode(lamport, forKey: .lamport)
+            try container.encode(time, forKey: .time)
+            try container.encode(what, forKey: .what)
+            try container.encodeIfPresent(inserted, forKey: .inserted)
+            try container.encodeIfPresent(deleted, forKey: .deleted)
+        }
     }
 
     var entries: [Entry] = []
-    /// The last live parent it had before it went to the trash (`.some(nil)`: the top
-    /// level), if it was ever live.
-    var lastLiveParent: RecordID?? = nil
-    /// Changes the log no longer has the predecessors of (so they could not be replayed).
-    var unreplayable = 0
+    /// Whether compaction pruned the early history of any replica (so the first changes
+    /// of the record may be missing).
+    var isPruned = false
 
-    /// Replays `store`'s change log for `id`.
-    static func of(_ id: RecordID, in store: Store) throws -> RecordHistory {
+    /// The binder types' sibling-name field.
+    private static let nameField = "name"
+
+    /// The history of the binder record `id` in words.
+    static func of<R: StoreReading & ~Copyable>(_ id: RecordID, _ tx: borrowing R) throws -> RecordHistory {
         var history = RecordHistory()
-        var before = Snapshot()
-        let text = id.text(File.contentField)
-        let changes: [Change]
-        do {
-            changes = try store.changes()
-        } catch is PrunedHistoryError {
-            throw AppError("this store's early history was pruned by 'quire compact', so the history of \(id) cannot be replayed; 'quire restore' still works given a DEST folder")
-        }
-        history.unreplayable = try ChangeReplay.replay(changes) { step, scratch in
-            let report = step.report
-            let touchesRecord = report.changedRecords.contains(id), touchesText = report.changedTexts.contains(text)
-            let moved = report.movedNodes.contains(id)
-            // A move of a folder above it can put it in the trash (or take it out).
-            var ancestorMoved = false
-            if !moved && before.exists && !report.movedNodes.isEmpty {
-                ancestorMoved = try scratch.read { tx in tx.isDeleted(id) } != before.deleted
-            }
-            guard touchesRecord || touchesText || moved || ancestorMoved else { return }
-            let after = try scratch.read { tx in try Snapshot(id, tx, readingText: touchesText, previous: before) }
-            var entry = Entry(replica: step.change.id.replica.description, counter: step.change.id.counter,
-                              operations: step.change.count, lamport: step.change.lamport, what: [])
-            if !before.exists {
-                entry.what.append("created \(after.kind) '\(after.name)' in \(after.place)")
-            } else {
-                if after.name != before.name { entry.what.append("renamed '\(before.name)' to '\(after.name)'") }
-                if after.deleted && !before.deleted {
-                    entry.what.append(after.isTrashRoot ? "moved to the trash" : "went to the trash with \(after.trashRoot)")
-                } else if !after.deleted && before.deleted {
-                    entry.what.append("restored to \(after.place)")
-                } else if after.place != before.place {
-                    entry.what.append("moved to \(after.place)")
-                } else if moved && after.parent == before.parent {
-                    entry.what.append("reordered in \(after.place)")
+        history.isPruned = try tx.historyKeptFrom.counters.values.contains { $0 > 0 }
+        let kind = try BinderNode.read(id, tx)?.kind.rawValue ?? tx.typeName(of: id) ?? "record"
+        var name: String?  // as the changes so far left it
+        var inTrash = false
+        var parent: RecordMove.Destination?
+        for change in try tx.history(of: id) {
+            var entry = Entry(
+                replica: change.replica.description, counter: change.change.counter, lamport: change.lamport,
+                time: change.date.map(Self.timestamp), what: [])
+            let newName = try change.value(of: Self.nameField, as: String.self)
+            for move in change.moves {
+                let place = Self.display(move.destination, tx)
+                if move.isCreation {
+                    entry.what.append("created \(kind) '\(newName ?? name ?? id.description)' in \(place)")
+                } else if move.destination == .trash {
+                    entry.what.append("moved to the trash")
+                } else if inTrash {
+                    entry.what.append("restored to \(place)")
+                } else if move.destination == parent {
+                    entry.what.append("reordered in \(place)")
+                } else {
+                    entry.what.append("moved to \(place)")
                 }
-                if touchesRecord && after.name == before.name { entry.what.append("wrote its fields") }
+                inTrash = move.destination == .trash
+                parent = move.destination
             }
-            if touchesText {
-                let (inserted, deleted) = Self.difference(before.text, after.text)
-                entry.inserted = inserted
-                entry.deleted = deleted
-                entry.words = after.words
-                entry.what.append("text +\(inserted) −\(deleted) characters, \(BinderTree.wordCount(after.words))")
+            if !change.isCreation {
+                if let newName, newName != name {
+                    entry.what.append(name.map { "renamed '\($0)' to '\(newName)'" } ?? "named '\(newName)'")
+                }
+                if change.writtenFields.contains(where: { $0 != Self.nameField }) { entry.what.append("wrote its fields") }
+            }
+            if let newName { name = newName }
+            for (field, edit) in change.texts.sorted(by: { $0.key < $1.key }) {
+                let text = field == File.contentField ? "text" : "text '\(field)'"
+                entry.what.append("\(text) +\(edit.inserted) −\(edit.deleted) characters")
+                entry.inserted = (entry.inserted ?? 0) + edit.inserted
+                entry.deleted = (entry.deleted ?? 0) + edit.deleted
             }
             if entry.what.isEmpty { entry.what.append("touched it") }
-            if moved && !after.deleted { history.lastLiveParent = .some(after.parent) }
             history.entries.append(entry)
-            before = after
         }
         return history
     }
 
-    /// The record as one step left it.
-    private struct Snapshot {
-        var exists = false
-        var kind = ""
-        var name = ""
-        var parent: RecordID?
-        var place = ""
-        var deleted = false
-        var isTrashRoot = false
-        var trashRoot = ""
-        var text = ""
-        var words = 0
-
-        init() {}
-
-        init<R: StoreReading & ~Copyable>(_ id: RecordID, _ tx: borrowing R, readingText: Bool, previous: Snapshot) throws {
-            guard let node = try BinderNode.read(id, tx) else {
-                kind = tx.typeName(of: id) ?? "record"
-                name = id.description
-                return
-            }
-            exists = true
-            kind = node.kind.rawValue
-            name = node.name
-            parent = tx.parent(of: id)
-            deleted = tx.isDeleted(id)
-            isTrashRoot = tx.trash.contains(id)
-            if deleted { trashRoot = BinderPath.display(tx.path(of: id).first, tx) }
-            place = isTrashRoot ? "the trash" : deleted ? "the trash (inside \(BinderPath.display(parent, tx)))"
-                : BinderPath.display(parent, tx)
-            if readingText {
-                text = try tx.string(of: node.content)
-                words = try tx.wordCount(of: node.content)
-            } else {
-                text = previous.text
-                words = previous.words
-            }
+    /// Where a move put the record, as a path of today's names.
+    private static func display<R: StoreReading & ~Copyable>(_ destination: RecordMove.Destination, _ tx: borrowing R) -> String {
+        switch destination {
+        case .topLevel: BinderPath.display(nil, tx)
+        case .parent(let parent): BinderPath.display(parent, tx)
+        case .trash: "the trash"
         }
+    }
+
+    /// `date` as ISO 8601 in UTC, `2026-12-02T13:16:04Z`.
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
     }
 
     /// Unicode scalars inserted and deleted between `old` and `new`, outside their

@@ -12,8 +12,9 @@ struct RestoreCommand: Command {
         trash: the deleted record's name, then names down from it (so a file inside a
         deleted folder is 'Set Aside/Late idea').
 
-        Without DEST it goes back where it was deleted from, found in the change log;
-        when that place is gone too, give DEST, a folder or project to restore into.
+        Without DEST it goes back where it was deleted from, between the neighbours it
+        had there (found in the hierarchy's move log); when that place is gone too, give
+        DEST, a folder or project to restore into (it goes last there).
 
         Flash cards, by the ID 'quire cards ... rm' printed: a category goes back to the
         top level (refused while another category has its title); a note back into its
@@ -57,40 +58,49 @@ struct RestoreCommand: Command {
                 return restored
             }
             let node = try store.read { tx in try BinderPath.resolveInTrash(path, tx) }
-            var parent: RecordID?
             if let destination {
-                parent = try store.read { tx -> RecordID in
+                let parent = try store.read { tx -> RecordID in
                     let target = try BinderPath.resolve(destination, tx)
                     guard target.kind != .file else { throw AppError("'\(destination)' is a file; restore into a folder or project") }
                     return target.id
                 }
-            } else {
-                let history = try RecordHistory.of(node.id, in: store)
-                guard let last = history.lastLiveParent else {
-                    throw AppError("'\(path)' was never outside the trash here (it was created inside a deleted folder); give a folder to restore it into: quire restore \(node.id) DEST")
-                }
-                parent = last
-                if let last {
-                    let gone = try store.read { tx in try tx.isDeleted(last) || BinderNode.read(last, tx) == nil }
-                    if gone {
-                        throw AppError("'\(path)' was deleted from a folder that is in the trash itself; restore that folder, or give another: quire restore \(node.id) DEST")
-                    }
+                return try store.write { tx -> String in
+                    try Self.checkPlace(for: node, under: parent, path: path, tx)
+                    try tx.restore(node.id, to: parent)
+                    return "restored \(BinderPath.display(node.id, tx))"
                 }
             }
             return try store.write { tx -> String in
-                if let parent, node.kind != .project {
-                    try BinderPath.checkFree(node.name, under: parent, except: node.id, tx, remedy: Self.remedy(for: node))
-                } else if node.kind == .project {
-                    guard parent == nil else { throw AppError("'\(path)' is a project; projects are restored to the top level: quire restore \(node.id)") }
-                    try BinderPath.checkFree(node.name, under: nil, except: node.id, tx, remedy: Self.remedy(for: node))
-                } else {
-                    throw AppError("folders and files go in a project; give one: quire restore \(node.id) DEST")
+                guard let place = tx.deletedFrom(node.id) else {
+                    if !tx.trash.contains(node.id), let deleted = tx.path(of: node.id).first, deleted != node.id {
+                        throw AppError("'\(path)' went to the trash inside '\(BinderPath.display(deleted, tx))'; restore that, or give a folder to restore this one into: quire restore \(node.id) DEST")
+                    }
+                    throw AppError("'\(path)' was never outside the trash here (it was created inside a deleted folder); give a folder to restore it into: quire restore \(node.id) DEST")
                 }
-                try tx.restore(node.id, to: parent)
+                if let parent = place.parent, try tx.isDeleted(parent) || BinderNode.read(parent, tx) == nil {
+                    throw AppError("'\(path)' was deleted from a folder that is in the trash itself; restore that folder, or give another: quire restore \(node.id) DEST")
+                }
+                try Self.checkPlace(for: node, under: place.parent, path: path, tx)
+                // Back between the neighbours it had, by its old position key.
+                try tx.restore(node.id)
                 return "restored \(BinderPath.display(node.id, tx))"
             }
         }
         context.output.writeLine(message)
+    }
+
+    /// Refuses to restore `node` under `parent` (`nil`: the top level) where it cannot go:
+    /// a project anywhere but the top level, a folder or file at the top level, or beside a
+    /// sibling of its name.
+    private static func checkPlace(for node: BinderNode, under parent: RecordID?, path: String, _ tx: borrowing StoreWriter) throws {
+        if let parent, node.kind != .project {
+            try BinderPath.checkFree(node.name, under: parent, except: node.id, tx, remedy: Self.remedy(for: node))
+        } else if node.kind == .project {
+            guard parent == nil else { throw AppError("'\(path)' is a project; projects are restored to the top level: quire restore \(node.id)") }
+            try BinderPath.checkFree(node.name, under: nil, except: node.id, tx, remedy: Self.remedy(for: node))
+        } else {
+            throw AppError("folders and files go in a project; give one: quire restore \(node.id) DEST")
+        }
     }
 
     /// Puts the text of the file `path` back to `version`; returns what it did, in words.

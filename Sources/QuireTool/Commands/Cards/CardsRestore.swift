@@ -47,23 +47,25 @@ enum CardsRestore {
         _ id: RecordID, what: String, parentWhat: String, destination: String?, in store: Store,
         resolve: (String, borrowing StoreWriter) throws -> RecordID
     ) throws -> String {
-        let previous = destination == nil ? try lastLiveParent(of: id, in: store) : nil
-        return try store.write { tx -> String in
+        try store.write { tx -> String in
             guard tx.isDeleted(id) else { throw AppError("the \(what) \(id) is not in the trash") }
-            let parent: RecordID
             if let destination {
-                parent = try resolve(destination, tx)
-            } else {
-                guard let previous else {
-                    throw AppError("the \(what) \(id) was never outside the trash here; give a \(parentWhat) to restore it into: quire restore \(id) DEST")
-                }
-                guard tx.typeName(of: previous) != nil, !tx.isDeleted(previous) else {
-                    throw AppError("the \(what) \(id) was deleted from a \(parentWhat) that is in the trash itself; restore that first (quire restore \(previous)), or give another: quire restore \(id) DEST")
-                }
-                parent = previous
+                let parent = try resolve(destination, tx)
+                try tx.restore(id, to: parent)
+                return "restored the \(what) \(id) into the \(parentWhat) \(describe(parent, tx))"
             }
-            try tx.restore(id, to: parent)
-            return "restored the \(what) \(id) into the \(parentWhat) \(describe(parent, tx))"
+            guard let previous = tx.deletedFrom(id)?.parent else {
+                if !tx.trash.contains(id), let deleted = tx.path(of: id).first {
+                    throw AppError("the \(what) \(id) went to the trash with \(deleted); restore that first (quire restore \(deleted)), or give a \(parentWhat) to restore it into: quire restore \(id) DEST")
+                }
+                throw AppError("the \(what) \(id) was never outside the trash here; give a \(parentWhat) to restore it into: quire restore \(id) DEST")
+            }
+            guard tx.typeName(of: previous) != nil, !tx.isDeleted(previous) else {
+                throw AppError("the \(what) \(id) was deleted from a \(parentWhat) that is in the trash itself; restore that first (quire restore \(previous)), or give another: quire restore \(id) DEST")
+            }
+            // Back between the neighbours it had, by its old position key.
+            try tx.restore(id)
+            return "restored the \(what) \(id) into the \(parentWhat) \(describe(previous, tx))"
         }
     }
 
@@ -74,23 +76,5 @@ enum CardsRestore {
               let index = (try? tx.children(of: category, ofType: CardNote.self))?.firstIndex(where: { $0.id == id })
         else { return id.description }
         return "\(title)/\(index + 1)"
-    }
-
-    /// The parent `id` last had outside the trash, from the change log.
-    private static func lastLiveParent(of id: RecordID, in store: Store) throws -> RecordID? {
-        let changes: [Change]
-        do {
-            changes = try store.changes()
-        } catch is PrunedHistoryError {
-            throw AppError("this store's early history was pruned by 'quire compact', so where \(id) was cannot be found; give DEST: quire restore \(id) DEST")
-        }
-        var last: RecordID?
-        _ = try ChangeReplay.replay(changes) { step, scratch in
-            guard step.report.movedNodes.contains(id) else { return }
-            try scratch.read { tx in
-                if !tx.isDeleted(id), let parent = tx.parent(of: id) { last = parent }
-            }
-        }
-        return last
     }
 }
