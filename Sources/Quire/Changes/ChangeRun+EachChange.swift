@@ -22,8 +22,9 @@ extension ChangeRun {
     func forEachChange(_ body: (ChangeSummary) throws -> Void) rethrows {
         var operation = 0
         var usedOfOperation = 0  // counters of `operations[operation]` earlier changes took
-        var lamport = self.lamport
+        var lamport = self.lamport, time = self.time
         var step = 0, stepsLeft = lamportSteps.first?.times ?? 0
+        var timeStep = 0, timeStepsLeft = timeSteps.first?.times ?? 0
         var counter = id.counter
         for length in lengths {
             for _ in 0..<length.times {
@@ -35,10 +36,17 @@ extension ChangeRun {
                     }
                     lamport += lamportSteps[step].value
                     stepsLeft -= 1
+                    if !timeSteps.isEmpty {  // empty when the run's times are unknown
+                        while timeStepsLeft == 0 {
+                            timeStep += 1
+                            timeStepsLeft = timeSteps[timeStep].times
+                        }
+                        time += timeSteps[timeStep].value
+                        timeStepsLeft -= 1
+                    }
                 }
-                // A run keeps no times yet (the log format is gaining them): unknown.
                 var summary = ChangeSummary(
-                    id: ChangeID(replica: id.replica, counter: counter), lamport: lamport, time: 0, inserted: 0, deleted: 0)
+                    id: ChangeID(replica: id.replica, counter: counter), lamport: lamport, time: time, inserted: 0, deleted: 0)
                 // The initializer checked that the operations add up to the lengths.
                 var needed = Int(length.value)
                 while needed > 0 {

@@ -57,6 +57,10 @@ struct ChangeTimeTests {
         defer { try? store.close() }
         #expect(try store.changes().filter { $0.id.counter > 0 }.map(\.time) == expected)
         #expect(try store.statistics().changeLogEntries < 20, "the keystrokes were folded into runs")
+        // The text's history shows each change's time, inside runs too.
+        let history = try store.read { tx in try tx.history(of: text) }
+        #expect(history.map(\.time) == expected)
+        #expect(history.last?.date == Date(timeIntervalSince1970: TimeInterval(expected.last!)))
         // After reopening, the next change is still not before the last one.
         try store.write { tx in try tx.insert("c", at: 0, in: text) }
         #expect(try store.changes().last?.time == expected.last)

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Change runs: each change summed without being made")
 struct ChangeRunEachChangeTests {
-    @Test("forEachChange gives every change's ID, Lamport time and counts as the expanded changes have them, operations cut mid-way")
+    @Test("forEachChange gives every change's ID, Lamport time, wall-clock time and counts as the expanded changes have them, operations cut mid-way")
     func matchesExpandedChanges() throws {
         let replica = ReplicaID(7)
         let text = TextID(record: RecordID(replica: replica, counter: 0), field: "content")
@@ -19,13 +19,16 @@ struct ChangeRunEachChangeTests {
             id: ChangeID(replica: replica, counter: 40), lamport: 100,
             lamportSteps: [.init(value: 1, times: 2), .init(value: 4, times: 1), .init(value: 2, times: 2)],
             lengths: [.init(value: 2, times: 3), .init(value: 1, times: 1), .init(value: 2, times: 2)],
-            count: 6, dependencies: VersionVector([ReplicaID(3): 5]), text: text, operations: operations)
+            count: 6, dependencies: VersionVector([ReplicaID(3): 5]), text: text, operations: operations,
+            time: 1_780_000_000, timeSteps: [.init(value: 0, times: 2), .init(value: 3, times: 1), .init(value: 1, times: 2)])
         var summaries: [ChangeRun.ChangeSummary] = []
         run.forEachChange { summaries.append($0) }
         let expanded = run.changes
         #expect(summaries.map(\.id) == expanded.map(\.id))
         #expect(summaries.map(\.lamport) == expanded.map(\.lamport))
         #expect(summaries.map(\.lamport) == [100, 101, 102, 106, 108, 110])
+        #expect(summaries.map(\.time) == expanded.map(\.time))
+        #expect(summaries.map { $0.time - 1_780_000_000 } == [0, 0, 0, 3, 4, 5])
         let counts = expanded.map { change -> [Int] in
             guard case .text(_, let pieces) = change.operations[0] else { return [] }
             let count = TextEditCount().adding(pieces)
