@@ -16,19 +16,20 @@ struct StoreFormat2Tests {
     /// `format-2-store-text.txt` is the chapter's text.
     static let fixtures = StoreFormatTests.fixtures
 
-    /// A copy of the fixture store in `directory`, and the chapter's expected text.
-    private static func copyOfStore(in directory: TemporaryDirectory) throws -> (path: String, text: String) {
+    /// A copy of the fixture store `format-N-store` in `directory`, and the chapter's
+    /// expected text (`format-N-store-text.txt`).
+    static func copyOfStore(format: Int = 2, in directory: TemporaryDirectory) throws -> (path: String, text: String) {
         let path = directory.path + "/novel.quire"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let data = try Data(contentsOf: fixtures.appendingPathComponent("format-2-store/data.mdb"))
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("format-\(format)-store/data.mdb"))
         try data.write(to: URL(fileURLWithPath: path + "/data.mdb"))
-        let text = try String(contentsOf: fixtures.appendingPathComponent("format-2-store-text.txt"), encoding: .utf8)
+        let text = try String(contentsOf: fixtures.appendingPathComponent("format-\(format)-store-text.txt"), encoding: .utf8)
         return (path, text)
     }
 
     /// The format version in the store's meta record (its first byte, a varint below 128),
     /// read with LMDB.
-    private static func formatVersion(of path: String) throws -> UInt8? {
+    static func formatVersion(of path: String) throws -> UInt8? {
         let environment = try Environment(path: path)
         defer { try? environment.close() }
         let meta = try environment.openDatabase(named: "meta", options: [])
@@ -37,7 +38,7 @@ struct StoreFormat2Tests {
     }
 
     @Test("a format-2 store opens, reads its chapter, verifies healthy, and after typing with folds says format 4 (times kept from then on) and reads the same")
-    func readsAndMovesToFormat3() throws {
+    func readsAndMovesOn() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (path, expected) = try Self.copyOfStore(in: directory)
