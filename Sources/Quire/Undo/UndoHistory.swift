@@ -40,7 +40,7 @@ struct UndoStep {
     mutating func absorb(_ later: UndoStep) {
         for (id, footprint) in later.texts {
             if let index = texts.firstIndex(where: { $0.id == id }) {
-                texts[index].footprint = texts[index].footprint.followed(by: footprint)
+                texts[index].footprint.formFollowed(by: footprint)
             } else {
                 texts.append((id, footprint))
             }

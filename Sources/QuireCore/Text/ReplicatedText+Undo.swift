@@ -21,6 +21,16 @@ extension ReplicatedText {
             var replica: ReplicaID
             var counters: Range<UInt64>
 
+            /// Whether this range shares a character with one of `ranges`.
+            func overlapsAny(of ranges: [CharacterRange]) -> Bool {
+                ranges.contains { $0.replica == replica && $0.counters.overlaps(counters) }
+            }
+
+            /// The parts of this range outside all of `ranges`.
+            func subtracting(all ranges: [CharacterRange]) -> [CharacterRange] {
+                ranges.reduce(into: [self]) { remaining, other in remaining = remaining.flatMap { $0.subtracting(other) } }
+            }
+
             /// The parts of this range outside `other`.
             func subtracting(_ other: CharacterRange) -> [CharacterRange] {
                 guard other.replica == replica, other.counters.overlaps(counters) else { return [self] }
@@ -38,8 +48,14 @@ extension ReplicatedText {
         var insertedRanges: [CharacterRange] = []
         var deletedRanges: [CharacterRange] = []
 
-        /// The characters `operations` inserted and deleted.
+        /// The characters `operations` inserted and deleted (a character inserted and
+        /// deleted by them counts as inserted only: reverting must not bring it back).
         public init(_ operations: [TextOperation]) {
+            defer {
+                if deletedRanges.contains(where: { $0.overlapsAny(of: insertedRanges) }) {
+                    deletedRanges = deletedRanges.flatMap { $0.subtracting(all: insertedRanges) }
+                }
+            }
             for operation in operations {
                 switch operation {
                 case .insert(let insertion):
@@ -97,14 +113,38 @@ extension ReplicatedText {
         /// - Parameter later: The footprint of the edits made after this one's.
         /// - Returns: The footprint of both.
         public func followed(by later: EditFootprint) -> EditFootprint {
-            var result = EditFootprint([])
-            result.insertedRanges = insertedRanges + later.insertedRanges
-            result.deletedRanges = (deletedRanges + later.deletedRanges).flatMap { deleted in
-                result.insertedRanges.reduce(into: [deleted]) { remaining, inserted in
-                    remaining = remaining.flatMap { $0.subtracting(inserted) }
+            var result = self
+            result.formFollowed(by: later)
+            return result
+        }
+
+        /// Makes this footprint ``followed(by:)`` `later`, in place: typing on, one
+        /// keystroke at a time, extends the last inserted range instead of adding one.
+        ///
+        /// Keeps what every footprint keeps — no deleted range overlaps an inserted one — so
+        /// only the new ranges are compared: a keystroke costs O(ranges) comparisons and
+        /// no allocation, however long the step it joins.
+        public mutating func formFollowed(by later: EditFootprint) {
+            for range in later.insertedRanges {
+                if let last = insertedRanges.last, last.replica == range.replica,
+                    last.counters.upperBound == range.counters.lowerBound {
+                    insertedRanges[insertedRanges.count - 1].counters = last.counters.lowerBound..<range.counters.upperBound
+                } else {
+                    insertedRanges.append(range)
                 }
             }
-            return result
+            // Earlier deletions lose what the later edits inserted (new characters, so
+            // almost never any), later deletions what either inserted.
+            if deletedRanges.contains(where: { $0.overlapsAny(of: later.insertedRanges) }) {
+                deletedRanges = deletedRanges.flatMap { $0.subtracting(all: later.insertedRanges) }
+            }
+            for deleted in later.deletedRanges {
+                if deleted.overlapsAny(of: insertedRanges) {
+                    deletedRanges += deleted.subtracting(all: insertedRanges)
+                } else {
+                    deletedRanges.append(deleted)
+                }
+            }
         }
 
         /// Whether the operations touched no character.
