@@ -31,6 +31,11 @@ extension StoreState {
             let unit = try change.resolved(with: names[id.replica] ?? ReplicaNames(), previousTime: times[id.replica]) {
                 text throws(StoreError) in try self.nextTextCounter(of: id.replica, in: text)
             }
+            // A step is checked only against the limit, not against the time it is added
+            // to: the sum must stay below it too, or the log entry would not read back.
+            guard unit.lastTime < Change.maximumTime else {
+                throw .invalidChange("change \(id): a time of \(unit.lastTime) s, beyond the limit of \(Change.maximumTime - 1)")
+            }
             times[id.replica] = unit.lastTime > 0 ? unit.lastTime : nil
             noteNames(of: unit)
             switch unit {
