@@ -190,4 +190,25 @@ struct ChangeTimeEdgeTests {
         try replicas.reopen(1)
         #expect(try StoreSpec.dump(replicas[1]) == before)
     }
+
+    @Test("version(at:) at every second of a typing session counts exactly the changes made by then, inside folded runs with steps of 0 and across entries")
+    func versionAtEverySecond() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let clock = TestClock()
+        let store = try Self.open(directory, replica: 1, clock: clock)
+        defer { try? store.close() }
+        let file = try store.write { tx in try tx.insert(File(name: "Chapter")) }
+        try Self.type(1_050, into: file.text("content"), of: store, clock: clock)  // the first thousand fold into runs
+        #expect(try store.statistics().changeLogEntries < 100, "most of the log is runs")
+        let changes = try store.changes()
+        let first = try #require(changes.first?.time), last = try #require(changes.last?.time)
+        var mismatches: [UInt64] = []
+        for second in (first - 1)...(last + 1) {
+            let expected = changes.filter { $0.time <= second }.last?.endCounter ?? 0
+            let version = try store.read { tx in try tx.version(at: Date(timeIntervalSince1970: TimeInterval(second) + 0.5)) }
+            if version[store.replica] != expected { mismatches.append(second) }
+        }
+        #expect(mismatches.isEmpty, "version(at:) is wrong at \(mismatches.count) seconds, first \(mismatches.prefix(5))")
+    }
 }
