@@ -211,4 +211,34 @@ struct ChangeTimeEdgeTests {
         }
         #expect(mismatches.isEmpty, "version(at:) is wrong at \(mismatches.count) seconds, first \(mismatches.prefix(5))")
     }
+
+    @Test("version(at:) after pruning: a replica whose logged history is all pruned counts as made before the date, and the changes that depend on it stay in")
+    func versionAtTimeAfterPruning() throws {
+        let directories = try (0..<2).map { _ in try TemporaryDirectory() }
+        defer { directories.forEach { $0.remove() } }
+        let clock = TestClock()
+        var a = try Self.open(directories[0], replica: 1, clock: clock)
+        let b = try Self.open(directories[1], replica: 2, clock: clock)
+        defer { try? b.close() }
+        let file = try a.write { tx in try tx.insert(File(name: "Chapter")) }
+        let text = file.text("content")
+        try Self.type(5, into: text, of: a, clock: clock)
+        try StoreSpec.send(a, to: b)
+        let acknowledged = b.version
+        clock.advance(60)
+        try Self.type(3, into: text, of: b, clock: clock)  // depends on all of a's changes
+        try StoreSpec.send(b, to: a)
+        try a.close()
+        a = try Self.open(directories[0], replica: 1, clock: clock)
+        defer { try? a.close() }
+        let report = try a.pruneHistory(acknowledged: HistoryAcknowledgements([b.replica: acknowledged]))
+        #expect(report.prunedChanges > 0)
+        #expect(try a.changes(since: acknowledged).count == 3, "b's changes are kept")
+        let now = a.version
+        let later = Date(timeIntervalSince1970: clock.date.timeIntervalSince1970 + 3_600)
+        let version = try a.read { tx in try tx.version(at: later) }
+        #expect(version == now, "every change was made before an hour from now")
+        let string = try a.read { tx in try tx.string(of: text) }
+        #expect(try a.read { tx in try tx.string(of: text, at: version) } == string)
+    }
 }
