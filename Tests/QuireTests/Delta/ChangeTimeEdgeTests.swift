@@ -241,4 +241,32 @@ struct ChangeTimeEdgeTests {
         let string = try a.read { tx in try tx.string(of: text) }
         #expect(try a.read { tx in try tx.string(of: text, at: version) } == string)
     }
+
+    @Test("a pending change arriving again with its time sent another way (a step, then absolute once the sender pruned the change before) is the same change, not a cloned replica")
+    func pendingCopyWithOtherTimeForm() throws {
+        let directories = try (0..<2).map { _ in try TemporaryDirectory() }
+        defer { directories.forEach { $0.remove() } }
+        let clock = TestClock()
+        var writer = try Self.open(directories[0], replica: 1, clock: clock)
+        let receiver = try Self.open(directories[1], replica: 2, clock: clock)
+        defer { try? receiver.close() }
+        let file = try writer.write { tx in try tx.insert(File(name: "Chapter")) }
+        try receiver.importDelta(try #require(try writer.exportDelta()))
+        try Self.type(5, into: file.text("content"), of: writer, clock: clock)
+        let last = try #require(try writer.changes().last)
+        let asStep = try writer.exportDelta(change: last.id)
+        try writer.close()
+        writer = try Self.open(directories[0], replica: 1, clock: clock)
+        defer { try? writer.close() }
+        var acknowledged = VersionVector()
+        acknowledged[writer.replica] = last.id.counter
+        let pruned = try writer.pruneHistory(acknowledged: HistoryAcknowledgements([ReplicaID(99): acknowledged]))
+        #expect(pruned.prunedChanges > 0)
+        let asAbsolute = try writer.exportDelta(change: last.id)
+        #expect(asAbsolute != asStep, "with the change before pruned, the time is sent absolute")
+
+        try receiver.importDelta(asStep)
+        let report = try receiver.importDelta(asAbsolute)
+        #expect(report.pending == [last.id])
+    }
 }
