@@ -95,7 +95,7 @@ extension StoreState {
                     // with it once one of them is integrated.
                     if change.endCounter > queued.endCounter { enqueue(change) }
                 default:
-                    guard queued == change || !queued.isSameForm(as: change) else {
+                    guard queued.isSame(as: change) || !queued.isSameForm(as: change) else {
                         throw .invalidChange("two different changes carry the ID \(change.id) (a cloned replica?)")
                     }
                 }
@@ -413,6 +413,19 @@ extension IncomingChange {
         switch (self, other) {
         case (.decoded, .decoded), (.delta, .delta), (.run, .run): true
         default: false
+        }
+    }
+
+    /// Whether `other` is this single change in the same form, times aside (see
+    /// ``Change/isSame(as:)``): a delta file sends a time as a step or absolute, depending
+    /// on what its sender knew of the change before.
+    func isSame(as other: IncomingChange) -> Bool {
+        switch (self, other) {
+        case (.decoded(let change), .decoded(let copy)): return change.isSame(as: copy)
+        case (.delta(let change), .delta(var copy)):
+            copy.time = change.time
+            return change == copy
+        default: return false  // two runs are compared change by change (checkSameAsKnown)
         }
     }
 }
