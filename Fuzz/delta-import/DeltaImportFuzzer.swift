@@ -12,10 +12,12 @@
 // The seeds are real files, written by this target itself:
 //   QUIRE_FUZZ_WRITE_SEEDS=Fuzz/delta-import/seeds Fuzz/build/delta-import -runs=0
 // They apply to the store under test because both are built by `writeBase`, which is
-// deterministic except for the store ID (patched by mode bit 0) and position keys.
+// deterministic except for the store ID (patched by mode bit 0), position keys and change
+// times (the seeds' from a set clock; an import compares copies of a change without them).
 
 import Foundation
 import QuireCore
+import Synchronization
 
 private let scratch = (FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory())
     + "quire-fuzz-delta-import-\(getpid())"
@@ -146,8 +148,23 @@ private nonisolated(unsafe) var harness: Harness?
 private func writeSeeds(to folder: String) throws {
     let directory = scratch + "/seeds"
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let one = try Store(directory: directory + "/1", options: options(1))
-    let two = try Store(directory: directory + "/2", options: options(2))
+    // A clock that moves 0, 1, 3, 0, 7 … seconds a change, so the seeds' time steps are
+    // not all 0 and their runs carry run-length coded steps.
+    let ticks = Mutex(0)
+    func stepping(_ options: Store.Options) -> Store.Options {
+        var options = options
+        options.clock = {
+            let tick = ticks.withLock { tick in
+                tick += 1
+                return tick
+            }
+            let steps = [0, 1, 3, 0, 7, 2]
+            return Date(timeIntervalSince1970: 1_780_000_000 + Double((0..<tick).reduce(0) { $0 + steps[$1 % steps.count] }))
+        }
+        return options
+    }
+    let one = try Store(directory: directory + "/1", options: stepping(options(1)))
+    let two = try Store(directory: directory + "/2", options: stepping(options(2)))
     defer { try? one.close(); try? two.close() }
     let items = try writeBase(one)
     let base = one.version
@@ -156,6 +173,9 @@ private func writeSeeds(to folder: String) throws {
     // A keystroke, compact (no store ID).
     try one.write { tx in try tx.insert("x", at: 3, in: items[0].text("body")) }
     seeds["keystroke"] = try one.exportDelta(since: base)
+    // Keystrokes typed one after another: a run, with time steps.
+    for offset in 4..<9 { try one.write { tx in try tx.insert("y", at: offset, in: items[0].text("body")) } }
+    seeds["keystrokes"] = try one.exportDelta(since: base)
     // Fields, a move, a delete and a restore.
     try one.write { tx in
         try tx.update(items[2], as: ScheduleItem.self) { $0.title = "Γ"; $0.count = 30 }

@@ -11,13 +11,16 @@ extension StoreReading where Self: ~Copyable {
     /// let then = try store.read { tx in try tx.string(of: chapter, at: tuesday) }
     /// ```
     ///
-    /// Changes made before stores kept times count as made before any date. The version
-    /// is causally closed — a change is left out when one it was made after is, which
-    /// happens only when the replicas' clocks disagree — so every ``string(of:at:)``,
-    /// ``diff(of:from:to:)`` and ``StoreWriter/restore(_:to:)`` accepts it.
+    /// Changes made before stores kept times, and changes pruned from the log (before
+    /// ``historyKeptFrom``; their times are gone), count as made before any date. The
+    /// version is causally closed — a change is left out when one it was made after is,
+    /// which happens only when the replicas' clocks disagree — so every
+    /// ``string(of:at:)``, ``diff(of:from:to:)`` and ``StoreWriter/restore(_:to:)``
+    /// accepts it.
     ///
     /// - Parameter date: A moment; whole seconds count (a change's time is its second).
-    /// - Returns: A version within ``version``; empty for a date before the first change.
+    /// - Returns: A version within ``version``; for a date before the first change, empty
+    ///   (or the pruned history).
     /// - Throws: ``StoreError/corrupt(database:problem:)`` for a log entry that does not
     ///   decode.
     /// - Complexity: Per replica, its log entries from the newest back to the date, then
@@ -36,6 +39,7 @@ extension StoreState {
             var cuts: [ReplicaID: UInt64] = [:]
             // Where each replica's changes wait for another's: (counter, dependencies).
             var constraints: [ReplicaID: [(counter: UInt64, dependencies: VersionVector)]] = [:]
+            let pruned = try layout.prunedHistory(in: tx)
             for replica in meta.version.counters.keys.sorted() where meta.version[replica] > 0 {
                 var cut: UInt64?
                 var failure: StoreError?
@@ -50,7 +54,12 @@ extension StoreState {
                     }
                 }
                 if let failure { throw failure }
-                guard let cut else { continue }  // every change after the date (or pruned)
+                guard let cut else {
+                    // Every logged change is after the date. Pruned ones, whose times are gone,
+                    // count as before it, or a change depending on them would be left out too.
+                    if pruned[replica] > 0 { cuts[replica] = pruned[replica] }
+                    continue
+                }
                 cuts[replica] = cut
                 let below = KeyRange(
                     from: StoreLayout.changeKey(ChangeID(replica: replica, counter: 0)),

@@ -31,6 +31,11 @@ extension StoreState {
             let unit = try change.resolved(with: names[id.replica] ?? ReplicaNames(), previousTime: times[id.replica]) {
                 text throws(StoreError) in try self.nextTextCounter(of: id.replica, in: text)
             }
+            // A step is checked only against the limit, not against the time it is added
+            // to: the sum must stay below it too, or the log entry would not read back.
+            guard unit.lastTime < Change.maximumTime else {
+                throw .invalidChange("change \(id): a time of \(unit.lastTime) s, beyond the limit of \(Change.maximumTime - 1)")
+            }
             times[id.replica] = unit.lastTime > 0 ? unit.lastTime : nil
             noteNames(of: unit)
             switch unit {
@@ -90,7 +95,7 @@ extension StoreState {
                     // with it once one of them is integrated.
                     if change.endCounter > queued.endCounter { enqueue(change) }
                 default:
-                    guard queued == change || !queued.isSameForm(as: change) else {
+                    guard queued.isSame(as: change) || !queued.isSameForm(as: change) else {
                         throw .invalidChange("two different changes carry the ID \(change.id) (a cloned replica?)")
                     }
                 }
@@ -408,6 +413,19 @@ extension IncomingChange {
         switch (self, other) {
         case (.decoded, .decoded), (.delta, .delta), (.run, .run): true
         default: false
+        }
+    }
+
+    /// Whether `other` is this single change in the same form, times aside (see
+    /// ``Change/isSame(as:)``): a delta file sends a time as a step or absolute, depending
+    /// on what its sender knew of the change before.
+    func isSame(as other: IncomingChange) -> Bool {
+        switch (self, other) {
+        case (.decoded(let change), .decoded(let copy)): return change.isSame(as: copy)
+        case (.delta(let change), .delta(var copy)):
+            copy.time = change.time
+            return change == copy
+        default: return false  // two runs are compared change by change (checkSameAsKnown)
         }
     }
 }

@@ -130,8 +130,9 @@ extension StoreState {
             newMeta.lastDependencies = others
             // The stored meta record may lag behind this replica's own counter and clock:
             // opening reads those from the last change (see `StoreState.catchUp`), so a
-            // keystroke writes one record less.
-            writesMeta = !dependencies.counters.isEmpty
+            // keystroke writes one record less. The replica's first change with a time
+            // writes it, though: it says format 4 before any entry with a time is on disk.
+            writesMeta = !dependencies.counters.isEmpty || meta.times[replica] == nil
             newMeta.version.record(OperationID(replica: replica, counter: change.id.counter), count: change.count)
             event.changes = [change.id]
         case .remote, .otherProcess:  // merges; another process's changes are never committed here

@@ -56,4 +56,21 @@ struct StoreFormat3Tests {
         #expect(try other.read { tx in try tx.string(of: content) } == expected + "typed")
         #expect(try other.changes().map(\.time) == changes.map(\.time))
     }
+
+    @Test("the first change with a time rewrites the meta record to say format 4, before the store is closed: a store copied (or left by a crash) after one keystroke is refused by a format-3 build, not misread")
+    func firstTimedChangeSaysFormat4() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (path, expected) = try StoreFormat2Tests.copyOfStore(format: 3, in: directory)
+        let store = try Store(directory: path)
+        defer { try? store.close() }
+        let chapter = try store.read { tx in try #require(tx.all(File.self).first { $0.value.name == "Chapter One" }).id }
+        try store.write { tx in try tx.insert("x", at: expected.unicodeScalars.count, in: chapter.text(File.contentField)) }
+        #expect(try store.changes().last?.time ?? 0 > 0, "the keystroke's log entry ends with its time")
+        // What is on disk now, as a crash would leave it.
+        let copy = directory.path + "/copy.quire"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: copy + "/data.mdb")
+        #expect(try StoreFormat2Tests.formatVersion(of: copy) == 4)
+    }
 }
