@@ -12,18 +12,8 @@ import Testing
 struct ChangeTimeTests {
     typealias File = StoreSpec.File
 
-    /// A clock the test sets: every change is stamped with what it says.
-    final class TestClock: Sendable {
-        private let now = Mutex<TimeInterval>(1_780_000_000)
-        var date: Date { Date(timeIntervalSince1970: now.withLock { $0 }) }
-        func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
-        func set(_ seconds: TimeInterval) { now.withLock { $0 = seconds } }
-    }
-
     private static func open(_ directory: TemporaryDirectory, replica: UInt64, clock: TestClock) throws -> Store {
-        var options = StoreSpec.options(replica: replica)
-        options.clock = { clock.date }
-        return try Store(directory: directory.path, options: options)
+        try Store(directory: directory.path, options: StoreSpec.options(replica: replica, clock: clock))
     }
 
     /// Types `count` letters, one change each, `step` seconds apart; returns each change's time.

@@ -3,6 +3,7 @@ import LMDB
 import Quire
 import QuireCore
 import QuireTestSupport
+import Synchronization
 import Testing
 
 /// Record types, replica builders and a whole-store dump shared by the object-store
@@ -66,6 +67,13 @@ enum StoreSpec {
         var options = Store.Options()
         options.replica = ReplicaID(replica)
         options.durability = .noSync
+        return options
+    }
+
+    /// Options with a fixed replica ID whose changes are stamped by `clock`.
+    static func options(replica: UInt64, clock: TestClock) -> Store.Options {
+        var options = options(replica: replica)
+        options.clock = { clock.date }
         return options
     }
 
@@ -177,4 +185,12 @@ final class Replicas {
         for store in stores { try? store.close() }
         for directory in directories { directory.remove() }
     }
+}
+
+/// A clock a test sets and advances by hand: every change is stamped with what it says
+/// (``Store/Options/clock``).
+final class TestClock: Sendable {
+    private let now = Mutex<TimeInterval>(1_780_000_000)
+    var date: Date { Date(timeIntervalSince1970: now.withLock { $0 }) }
+    func advance(_ seconds: TimeInterval) { now.withLock { $0 += seconds } }
 }
