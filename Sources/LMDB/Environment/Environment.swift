@@ -171,13 +171,24 @@ public final class Environment: Sendable {
     /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
     ///   ``LMDBError/Code/readersFull``), or what `body` throws.
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        let transaction = try beginRead()
+        return try body(transaction)
+    }
+
+    /// Begins a read-only transaction that the caller owns: it sees the last commit
+    /// before it began, and ends when the caller lets it go (it is noncopyable).
+    ///
+    /// For a snapshot that must outlive one closure, such as a store's read transaction
+    /// held by a noncopyable value. Writers, in this process or others, do not block it;
+    /// while it is open this process cannot grow the map, so keep it short.
+    ///
+    /// - Important: End it on the thread that began it, as with ``read(_:)``.
+    /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
+    ///   ``LMDBError/Code/readersFull``, ``LMDBError/Code/environmentClosed``).
+    public func beginRead() throws -> ReadTransaction {
         while true {
             guard let txn = try beginTransaction(readOnly: true) else { continue }
-            defer {
-                calls.txnAbort(txn)
-                gate.leave(writing: false)
-            }
-            return try body(ReadTransaction(handle: txn, calls: calls, environment: identity))
+            return ReadTransaction(handle: txn, calls: calls, environment: identity, gate: gate)
         }
     }
 
