@@ -121,6 +121,29 @@ struct DeltaChange: Hashable, Sendable {
         }
     }
 
+    /// Whether `other` is this change, times aside (see ``Change/isSame(as:)``): equal, or
+    /// equal once their text operations are decoded, since the encoding spells some
+    /// operations two ways (builds before 2026-12-03 flagged a one-character deletion
+    /// after another Backspace backward; ``TextDeletion`` has no direction for it).
+    func isSame(as other: DeltaChange) -> Bool {
+        var other = other
+        other.time = time
+        if self == other { return true }
+        guard id == other.id, lamport == other.lamport, dependencies == other.dependencies, table == other.table,
+            operations.count == other.operations.count
+        else { return false }
+        // Counters are relative to the receiver's next one in the text, the same for both:
+        // any base decodes both alike (a high one, so no target underflows).
+        let base: UInt64 = 1 << 40
+        return zip(operations, other.operations).allSatisfy { mine, theirs in
+            guard case .text(let record, let field, let encoded) = mine,
+                case .text(record, field, let otherEncoded) = theirs
+            else { return mine == theirs }
+            guard let decoded = try? TextOperationCoding.decode(encoded, sharing: table, counterBase: base) else { return false }
+            return (try? TextOperationCoding.decode(otherEncoded, sharing: table, counterBase: base)) == decoded
+        }
+    }
+
     /// The change, its names looked up in `names` (its replica's table as of this change),
     /// its time from `previousTime` (the receiver's time of the replica's previous change)
     /// and its text operations decoded from `textBase` (its replica's next counter in a

@@ -229,9 +229,7 @@ extension StoreState {
         switch incoming {
         case .decoded(let decoded): same = known.isSame(as: decoded)
         case .delta(let delta):
-            var sent = DeltaChange(known, names: names[known.id.replica], previousTime: nil)
-            sent.time = delta.time  // times are not compared (see Change.isSame(as:))
-            same = sent == delta
+            same = DeltaChange(known, names: names[known.id.replica], previousTime: nil).isSame(as: delta)
         case .run(let run):
             try checkSameAsKnown(run, upTo: run.endCounter)
             return
@@ -315,7 +313,7 @@ extension StoreState {
             throw .invalidChange("change \(change), text \(id): operations refer to text this store does not have")
         }
         report.changedTexts.insert(id)
-        incomingTexts[id, default: IncomingTextEdits()].operations += operations
+        incomingTexts[id, default: IncomingTextEdits()].operations.append(operations)
         incomingTexts[id, default: IncomingTextEdits()].seen.formUnion(seenThen)
     }
 
@@ -357,7 +355,7 @@ extension StoreState {
         var result: [OverlappingEdit] = []
         for text in local.keys.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
             guard let stored = texts[text], let theirs = incoming[text] else { continue }
-            for overlap in stored.text.overlappingEdits(local[text]!, theirs.operations) {
+            for overlap in stored.text.overlappingEdits(local[text]!, Array(theirs.operations.joined())) {
                 result.append(OverlappingEdit(text: text, range: overlap.range, utf16Range: overlap.utf16Range))
             }
         }
@@ -403,7 +401,8 @@ extension StoreState {
 
 /// The text operations a merge brings to one text, and what their changes were made on.
 struct IncomingTextEdits {
-    var operations: [TextOperation] = []
+    /// Each change's or run's operations, kept as they came (joined only when compared).
+    var operations: [[TextOperation]] = []
     var seen = VersionVector()
 }
 
@@ -422,9 +421,7 @@ extension IncomingChange {
     func isSame(as other: IncomingChange) -> Bool {
         switch (self, other) {
         case (.decoded(let change), .decoded(let copy)): return change.isSame(as: copy)
-        case (.delta(let change), .delta(var copy)):
-            copy.time = change.time
-            return change == copy
+        case (.delta(let change), .delta(let copy)): return change.isSame(as: copy)
         default: return false  // two runs are compared change by change (checkSameAsKnown)
         }
     }

@@ -66,7 +66,8 @@ extension StoreState {
         var writesMeta = true
         var localChange: Change?  // the change a local write makes
 
-        // Texts: their operations go into the change, nothing else is written for them.
+        // Texts: their operations go into the change, nothing else is written for them
+        // (a merge's are in the units it logs, so it notes the texts it changed, no operations).
         var textOperations: [(TextID, [TextOperation])] = []
         for id in session.textOrder {
             guard let stored = texts[id] else { continue }
@@ -74,6 +75,15 @@ extension StoreState {
             if let counter = session.textCounters[id] {
                 operations = stored.text.localOperations(since: counter)
             } else if let version = session.textVersions[id] {
+                // A merge logs the units it integrated, not these: it only needs to know
+                // whether the text changed, which its version tells without collecting them.
+                guard origin == .local else {
+                    if stored.text.version != version {
+                        textOperations.append((id, []))
+                        event.texts.insert(id)
+                    }
+                    continue
+                }
                 operations = stored.text.operations(since: version)
             } else {
                 continue

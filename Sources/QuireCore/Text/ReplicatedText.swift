@@ -283,17 +283,17 @@ public final class ReplicatedText {
     private func insertRun(_ utf8: some Collection<UInt8>, length: Int, utf16: Int, at position: Int) {
         let originLeft: ItemRef
         let start: ItemCursor
-        let leftIndex: Int
+        let leftCursor: ItemCursor?
         if position == 0 {
             originLeft = .none
             start = tree.normalized(tree.start)
-            leftIndex = 0
+            leftCursor = nil
         } else {
             let (found, offset) = tree.findVisible(position - 1, in: .unicodeScalars)
             let cursor = ItemCursor(leaf: found.leaf, runIndex: found.runIndex, offset: offset)
             originLeft = tree.run(at: found).map { $0.first.advanced(by: offset) } ?? .none
             start = tree.advanced(cursor)
-            leftIndex = tree.itemIndex(of: cursor) + 1
+            leftCursor = cursor
         }
         // The right parent: the next item this replica knows, tombstones included.
         let rightParent = tree.run(at: start).map { $0.first.advanced(by: start.offset) } ?? .none
@@ -301,7 +301,7 @@ public final class ReplicatedText {
             agent: localAgent, isDeleted: false, counter: nextCounter[Int(localAgent)], length: length,
             utf16Count: utf16, utf8Count: utf8.count, byteStart: tree.appendContent(utf8, for: localAgent),
             originLeft: originLeft, rightParent: rightParent)
-        integrate(run, from: start, leftIndex: leftIndex)
+        integrate(run, from: start, leftIndex: leftCursor.map { self.tree.itemIndex(of: $0) + 1 } ?? 0)
     }
 
     func deleteScalars(_ range: Range<Int>) {
@@ -322,8 +322,8 @@ public final class ReplicatedText {
 
     /// Places `run` (new items, content already stored) with the YjsMod scan from `start`
     /// (the item after its left origin, whose document index is `leftIndex`) and logs it.
-    private func integrate(_ run: TextRun, from start: ItemCursor, leftIndex: Int) {
-        let cursor = integrationPoint(for: run, from: start, leftIndex: leftIndex)
+    private func integrate(_ run: TextRun, from start: ItemCursor, leftIndex: @autoclosure () -> Int) {
+        let cursor = integrationPoint(for: run, from: start, leftIndex: leftIndex())
         tree.insert(run, at: cursor)
         let record = InsertRecord(
             counter: run.counter, length: run.length, originLeft: run.originLeft, rightParent: run.rightParent,
@@ -333,8 +333,15 @@ public final class ReplicatedText {
 
     /// The YjsMod scan: walks right from the left origin over concurrently inserted items
     /// and returns where the new item goes.
-    private func integrationPoint(for new: TextRun, from start: ItemCursor, leftIndex: Int) -> ItemCursor {
+    private func integrationPoint(for new: TextRun, from start: ItemCursor, leftIndex: @autoclosure () -> Int) -> ItemCursor {
         var cursor = tree.normalized(start)
+        // The usual case, typing with nothing concurrent: the right parent comes next, and
+        // the scan, which needs the left origin's document index, never starts.
+        if let run = tree.run(at: cursor), run.first.advanced(by: cursor.offset) == new.rightParent {
+            return cursor
+        }
+        guard tree.run(at: cursor) != nil else { return cursor }
+        let leftIndex = leftIndex()
         var index = leftIndex
         var scanning = false
         var scanStart = cursor
@@ -425,8 +432,35 @@ public final class ReplicatedText {
     ///   have made (an empty run, a target that is not a character, bad UTF-8).
     @discardableResult
     public func apply(_ operations: [TextOperation]) throws(TextError) -> Int {
+        for operation in operations where operation.length <= 0 {
+            throw TextError.invalidOperation("empty operation \(operation.id)")
+        }
+        var integrated = 0
+        var queued: [TextOperation] = []
         for operation in operations {
-            guard operation.length > 0 else { throw TextError.invalidOperation("empty operation \(operation.id)") }
+            // In causal order with nothing waiting before it (a history applied in order,
+            // the usual case): integrate it now, without queueing it.
+            if queued.isEmpty, pending.isEmpty, operation.length <= maximumRunLength {
+                let agent = self.agent(for: operation.id.replica)
+                let known = nextCounter[Int(agent)]
+                if operation.id.counter + UInt64(operation.length) <= known { continue }  // a duplicate
+                let current = operation.id.counter < known ? operation.droppingFirst(Int(known - operation.id.counter)) : operation
+                if current.id.counter == known, dependenciesMet(current) {
+                    try integrateRemote(current, agent: agent)
+                    integrated += current.length
+                    continue
+                }
+            }
+            queued.append(operation)
+        }
+        return try integrated + integrateQueued(queued)
+    }
+
+    /// Queues `operations` with the pending ones and integrates every one whose
+    /// dependencies are met, until none is left that can be.
+    private func integrateQueued(_ operations: [TextOperation]) throws(TextError) -> Int {
+        guard !operations.isEmpty || !pending.isEmpty else { return 0 }
+        for operation in operations {
             // A run longer than the encodings take (only a caller of this API can make
             // one; decoding refuses it) is integrated in pieces: each continues the one
             // before, so the text is the same.
@@ -503,31 +537,40 @@ public final class ReplicatedText {
             let originLeft = insertion.originLeft.flatMap(tree.ref) ?? .none
             let rightParent = insertion.rightParent.flatMap(tree.ref) ?? .none
             let start: ItemCursor
-            let leftIndex: Int
+            let leftCursor: ItemCursor?
             if insertion.originLeft != nil {
                 guard let cursor = tree.cursor(of: originLeft) else {
                     throw TextError.invalidOperation("insertion \(insertion.id) follows \(insertion.originLeft!), which is not a character")
                 }
                 start = tree.advanced(cursor)
-                leftIndex = tree.itemIndex(of: cursor) + 1
+                leftCursor = cursor
             } else {
                 start = tree.start
-                leftIndex = 0
+                leftCursor = nil
             }
             if let right = insertion.rightParent, !tree.contains(rightParent) {
                 throw TextError.invalidOperation("insertion \(insertion.id) has right parent \(right), which is not a character")
             }
             try checkRoom(for: insertion.utf8.count, agent: agent)
-            guard UTF8Scan.scalarCount(of: insertion.utf8) == insertion.length,
-                String(validating: insertion.utf8, as: UTF8.self) != nil
-            else {
-                throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+            let utf16Count: Int
+            if UTF8Scan.isASCII(insertion.utf8) {  // typing's usual case: valid, one unit each
+                guard insertion.utf8.count == insertion.length else {
+                    throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+                }
+                utf16Count = insertion.length
+            } else {
+                guard UTF8Scan.scalarCount(of: insertion.utf8) == insertion.length,
+                    String(validating: insertion.utf8, as: UTF8.self) != nil
+                else {
+                    throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+                }
+                utf16Count = UTF8Scan.utf16Count(of: insertion.utf8)
             }
             let run = TextRun(
                 agent: agent, isDeleted: false, counter: insertion.id.counter, length: insertion.length,
-                utf16Count: UTF8Scan.utf16Count(of: insertion.utf8), utf8Count: insertion.utf8.count,
+                utf16Count: utf16Count, utf8Count: insertion.utf8.count,
                 byteStart: tree.appendContent(insertion.utf8, for: agent), originLeft: originLeft, rightParent: rightParent)
-            integrate(run, from: start, leftIndex: leftIndex)
+            integrate(run, from: start, leftIndex: leftCursor.map { self.tree.itemIndex(of: $0) + 1 } ?? 0)
         case .delete(let deletion):
             let (first, count) = deletion.targetRange
             guard let firstRef = tree.ref(first),

@@ -104,7 +104,7 @@ public enum TextOperationCoding {
                 if !ascii { writer.write(varint: UInt64(insertion.utf8.count)) }
             case .delete(let deletion):
                 let other = deletion.target.replica != replica
-                writer.write(byte: Flag.delete | (deletion.isBackward ? Flag.backward : 0) | (other ? Flag.targetOther : 0))
+                writer.write(byte: Flag.delete | (deletion.goesBackward ? Flag.backward : 0) | (other ? Flag.targetOther : 0))
                 writeHeader(operation, index: index, previousEnd: &previousEnd, to: &writer)
                 if other {
                     writer.write(varint: UInt64(index[deletion.target.replica] ?? 0))

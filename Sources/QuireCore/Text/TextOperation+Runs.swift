@@ -4,11 +4,10 @@
 /// length in counters).
 ///
 /// Joining is exact: ``split(_:lengths:)`` at the joined operations' original boundaries
-/// gives back the operations that were joined, except that a one-character deletion cut
-/// out of a longer one is always forward (`isBackward == false`), which is how a replica
-/// makes a one-character deletion in the first place — so an operation whose piece would
-/// not come back equal is never joined. No joined operation is longer than
-/// ``TextOperationCoding/maximumRunLength``, what one encoded operation may be.
+/// gives back the operations that were joined. (A one-character deletion has no direction
+/// — ``TextDeletion`` makes it forward — so a run of Backspaces joins into one backward
+/// deletion and cuts back into the same one-character deletions.) No joined operation is
+/// longer than ``TextOperationCoding/maximumRunLength``, what one encoded operation may be.
 extension TextOperation {
     /// `self` followed by `next` as one operation, when cutting that at `self`'s length
     /// gives `self` and `next` back; `nil` otherwise.
@@ -33,16 +32,15 @@ extension TextOperation {
         case (.delete(let first), .delete(let second)):
             guard second.target.replica == first.target.replica else { return nil }
             let length = first.length + second.length
-            // Forwards (the Delete key): both forward, targets adjacent.
-            if !first.isBackward, !second.isBackward,
+            // Forwards (the Delete key): neither goes backward, targets adjacent.
+            if !first.goesBackward, !second.goesBackward,
                 second.target.counter == first.target.counter &+ UInt64(first.length) {
                 return .delete(TextDeletion(id: first.id, target: first.target, length: length, isBackward: false))
             }
-            // Backwards (Backspace): each piece comes back as it was — a one-character
-            // piece forward, a longer one backward.
-            let firstFits = first.length == 1 ? !first.isBackward : first.isBackward
-            let secondFits = second.length == 1 ? !second.isBackward : second.isBackward
-            guard firstFits, secondFits, first.target.counter >= UInt64(length - 1),
+            // Backwards (Backspace): each one character or going backward (a one-character
+            // deletion has no direction), the second starting just before the first ends.
+            guard first.length == 1 || first.goesBackward, second.length == 1 || second.goesBackward,
+                first.target.counter >= UInt64(first.length),
                 second.target.counter == first.target.counter - UInt64(first.length)
             else { return nil }
             return .delete(TextDeletion(id: first.id, target: first.target, length: length, isBackward: true))
@@ -107,7 +105,6 @@ extension TextOperation {
         pieces.reserveCapacity(lengths.count)
         var index = 0
         var current: TextOperation?  // what is left of operations[index - 1]
-        var cut = false  // whether `current` is a proper part of its operation
         var piece: [TextOperation] = []
         for length in lengths {
             guard length > 0 else { return nil }
@@ -121,18 +118,16 @@ extension TextOperation {
                         return nil
                     }
                     current = operations[index]
-                    cut = false
                     index += 1
                 }
                 let operation = current!
                 if UInt64(operation.length) <= needed {
-                    piece.append(cut ? operation.normalizedPiece : operation)
+                    piece.append(operation)
                     needed -= UInt64(operation.length)
                     current = nil
                 } else {
-                    piece.append(operation.prefix(Int(needed)).normalizedPiece)
+                    piece.append(operation.prefix(Int(needed)))
                     current = operation.droppingFirst(Int(needed))
-                    cut = true
                     needed = 0
                 }
             }
@@ -140,13 +135,5 @@ extension TextOperation {
         }
         guard current == nil, index == operations.count else { return nil }
         return pieces
-    }
-
-    /// A piece cut out of a longer operation as its replica would have made it on its own:
-    /// a one-character deletion is forward.
-    private var normalizedPiece: TextOperation {
-        guard case .delete(var deletion) = self, deletion.length == 1, deletion.isBackward else { return self }
-        deletion.isBackward = false
-        return .delete(deletion)
     }
 }

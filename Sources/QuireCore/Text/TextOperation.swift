@@ -102,6 +102,10 @@ public struct TextInsertion: Hashable, Sendable {
 /// Characters deleted by one replica: operation `id.counter + k` deletes the item
 /// `target.counter + k` (forwards, as the Delete key does) or `target.counter − k`
 /// (backwards, as Backspace does).
+///
+/// A one-character deletion has no direction: it is always forward, however it was made
+/// (the initializer clears ``isBackward`` for it, and equality ignores it), so the same
+/// keystroke compares, hashes, encodes and joins the same wherever it was cut from.
 public struct TextDeletion: Hashable, Sendable {
     /// The ID of the first deletion.
     public var id: OperationID
@@ -109,7 +113,8 @@ public struct TextDeletion: Hashable, Sendable {
     public var target: OperationID
     /// The number of deletions.
     public var length: Int
-    /// Whether successive deletions remove successively earlier items.
+    /// Whether successive deletions remove successively earlier items; always `false`
+    /// for a one-character deletion made by the initializer.
     public var isBackward: Bool
 
     /// Creates a deletion run.
@@ -117,12 +122,26 @@ public struct TextDeletion: Hashable, Sendable {
         self.id = id
         self.target = target
         self.length = length
-        self.isBackward = isBackward
+        self.isBackward = isBackward && length > 1
+    }
+
+    /// The direction that matters: backward only when more than one item is deleted.
+    var goesBackward: Bool { isBackward && length > 1 }
+
+    public static func == (lhs: TextDeletion, rhs: TextDeletion) -> Bool {
+        lhs.id == rhs.id && lhs.target == rhs.target && lhs.length == rhs.length && lhs.goesBackward == rhs.goesBackward
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(target)
+        hasher.combine(length)
+        hasher.combine(goesBackward)
     }
 
     /// The deleted items as one forward range: its first item and length.
     var targetRange: (first: OperationID, count: Int) {
-        isBackward ? (OperationID(replica: target.replica, counter: target.counter - UInt64(length - 1)), length) : (target, length)
+        goesBackward ? (OperationID(replica: target.replica, counter: target.counter - UInt64(length - 1)), length) : (target, length)
     }
 
     func droppingFirst(_ count: Int) -> TextDeletion {

@@ -223,6 +223,64 @@ struct DeltaRunTests {
         #expect(try StoreSpec.dump(replicas[2]).records == StoreSpec.dump(a).records)
     }
 
+    @Test("a Backspace's file from an earlier build, its one-character deletion flagged backward, is the change the store has, not a clone")
+    func backspaceFlaggedBackward() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (writer, receiver) = (replicas[0], replicas[1])
+        let (file, versions) = try typeHistory(into: writer)
+        try receiver.importDelta(try #require(try writer.exportDelta()))  // runs: Backspaces joined
+        let before = try StoreSpec.dump(receiver)
+
+        // The second Backspace (change 13; changes 12-14 are the three), as its own file.
+        let current = try single(of: writer, at: versions[13])
+        func withTextOperations(_ edit: (inout [UInt8]) -> Void) throws -> [UInt8] {
+            var file = try DeltaFile.decode(current)
+            guard case .change(var change) = file.changes[0],
+                case .text(let record, let field, var encoded)? = change.operations.first
+            else {
+                Issue.record("the keystroke's file holds no text change: \(file.changes)")
+                return current
+            }
+            edit(&encoded)
+            change.operations[0] = .text(record: record, field: field, encoded: encoded)
+            file.changes[0] = .change(change)
+            return file.encoded()
+        }
+        // One operation (count byte 1), a deletion of this replica's character, forward.
+        let legacy = try withTextOperations { encoded in
+            #expect(encoded[0] == 1 && encoded[1] == 1)
+            encoded[1] |= 2  // flagged backward, as builds before 2026-12-03 wrote a Backspace after another
+        }
+        #expect(legacy != current)
+        let report = try receiver.importDelta(legacy)
+        #expect(report.applied.isEmpty)
+        #expect(report.alreadyKnown == [ChangeID(replica: writer.replica, counter: versions[13][writer.replica])])
+        #expect(try StoreSpec.dump(receiver) == before)
+
+        // The comparison still tells another change from it: another target is refused.
+        let other = try withTextOperations { encoded in encoded[encoded.count - 1] &+= 1 }
+        #expect {
+            try receiver.importDelta(other)
+        } throws: { error in
+            "\(error)".contains("cloned replica")
+        }
+        #expect(try StoreSpec.dump(receiver) == before)
+
+        // Waiting as pending (the first Backspace has not arrived), the old spelling meets
+        // the new one: the same change, kept once; then the gap closes.
+        let late = try Replicas(2)
+        defer { late.close() }
+        for index in 0..<12 { try late[1].importDelta(try single(of: writer, at: versions[index])) }
+        #expect(try late[1].importDelta(legacy).pending.count == 1)
+        #expect(try late[1].importDelta(current).pending.count == 1)
+        let closing = try late[1].importDelta(try single(of: writer, at: versions[12]))
+        #expect(closing.applied.count == 2 && closing.pending.isEmpty)
+        #expect(late[1].version == versions[14])
+        let content = file.text("content")
+        #expect(try late[1].read { tx in try tx.string(of: content) } == writer.read { tx in try tx.string(of: content, at: versions[14]) })
+    }
+
     @Test("joining text operations and cutting them at the changes' lengths gives every change's operations back")
     func joinAndSplit() throws {
         let replica = ReplicaID(7)
