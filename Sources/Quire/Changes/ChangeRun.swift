@@ -44,6 +44,18 @@ struct ChangeRun: Hashable, Sendable {
 
     var endCounter: UInt64 { id.counter + count }
 
+    /// The replicas the run's encodings refer to by index — its own first, then its
+    /// dependencies', its text's record's and its operations' — in the delta file and in
+    /// the log alike, so a run's encoded operations are the same bytes in both.
+    var replicaTable: [ReplicaID] {
+        var table = [id.replica]
+        func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
+        for replica in dependencies.counters.keys.sorted() { note(replica) }
+        note(text.record.replica)
+        TextOperationCoding.replicas(in: operations).forEach(note)
+        return table
+    }
+
     /// The Lamport time of the last change.
     var lastLamport: UInt64 { lamportSteps.reduce(lamport) { $0 + $1.value * $1.times } }
 

@@ -11,6 +11,8 @@ import QuireCore
 ///            · lamport steps: p, p × (step − 1 · times)      Σ times = n − 1
 ///            · lengths: q, q × (length − 1 · times)          Σ times = n
 ///            · replicas: k, k × replica (8 bytes LE)          index 0, the run's own, not written
+///              (ChangeRun.replicaTable, or the table of the delta file that brought the
+///              run: any table with the run's own replica first and no repeats reads)
 ///            · dependencies of the first change: d, d × (replica index · counter)
 ///            · text (the store's slot number) · first text counter
 ///            · text operations of all n changes, joined, sharing the replica table,
@@ -21,21 +23,30 @@ import QuireCore
 /// its own small entry; each checkpoint folds the changes logged since into runs
 /// (``StoreState/foldLoggedChanges(into:)``), and a merge logs a run it integrates as
 /// one entry. The log then costs what its operations cost, not LMDB's overhead per entry.
+/// A run's text operations as a delta file encoded them, with the replica table they
+/// index: what the log keeps of a run an import brought whole.
+struct EncodedRunOperations {
+    var table: [ReplicaID]
+    var operations: [UInt8]
+}
+
 extension ChangeUnit {
     private static let runMarker: UInt8 = 0
     /// After the run marker, where a run's count (never 0) would be: times follow.
     private static let timesMarker: UInt8 = 0
 
-    /// Writes the log entry; `writeText` names the text (by slot).
-    func encodeLogEntry(into writer: inout ByteWriter, writeText: (TextID, inout ByteWriter) -> Void) {
+    /// Writes the log entry; `writeText` names the text (by slot). A run's text
+    /// operations are `sent` when given: the replica table and operation bytes of the
+    /// delta file that brought the run whole (operations encoded from the run's first
+    /// text counter, as here), so an import logs a run without encoding it again.
+    func encodeLogEntry(
+        into writer: inout ByteWriter, sent: EncodedRunOperations? = nil, writeText: (TextID, inout ByteWriter) -> Void
+    ) {
         switch self {
         case .change(let change):
             change.encodeBody(into: &writer) { text, _, writer in writeText(text, &writer) }
         case .run(let run):
-            var table = [run.id.replica]
-            func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
-            for replica in run.dependencies.counters.keys.sorted() { note(replica) }
-            TextOperationCoding.replicas(in: run.operations).forEach(note)
+            let table = sent?.table ?? run.replicaTable
             writer.write(byte: Self.runMarker)
             if run.time > 0 {
                 writer.write(byte: Self.timesMarker)
@@ -50,7 +61,7 @@ extension ChangeUnit {
             writeText(run.text, &writer)
             let base = run.operations[0].id.counter
             writer.write(varint: base)
-            writer.write(raw: TextOperationCoding.encode(run.operations, sharing: table, counterBase: base))
+            writer.write(raw: sent?.operations ?? TextOperationCoding.encode(run.operations, sharing: table, counterBase: base))
         }
     }
 

@@ -115,12 +115,7 @@ struct DeltaRun: Hashable, Sendable {
         }
         lamportSteps = run.lamportSteps
         lengths = run.lengths
-        var table = [run.id.replica]
-        func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
-        for replica in run.dependencies.counters.keys.sorted() { note(replica) }
-        note(run.text.record.replica)
-        TextOperationCoding.replicas(in: run.operations).forEach(note)
-        self.table = table
+        table = run.replicaTable
         encoded = TextOperationCoding.encode(run.operations, sharing: table, counterBase: run.operations[0].id.counter)
     }
 

@@ -11,6 +11,7 @@ extension StoreState {
     /// - Throws: ``StoreError/invalidChange(_:)``; the caller rolls the session back.
     func integrate(_ incoming: [IncomingChange]) throws(StoreError) -> MergeReport {
         var report = MergeReport()
+        report.applied.reserveCapacity(incoming.reduce(0) { $0 + Int(clamping: $1.count) })
         var version = meta.version
         var lamport = meta.lamport
         var seen = meta.seen
@@ -41,6 +42,9 @@ extension StoreState {
             switch unit {
             case .run(let run):
                 try applyText(run.text, run.operations, of: id, seenThen: madeOn(run.dependencies, id.replica, run.endCounter), texts: &incomingTexts, report: &report)
+                if case .run(let sent) = change, sent.skippedLength == 0 {
+                    session?.integratedRunBytes[run.id] = EncodedRunOperations(table: sent.table, operations: sent.encoded)
+                }
                 report.applied += (run.id.counter..<run.endCounter).lazy.map { ChangeID(replica: id.replica, counter: $0) }
             case .change(let single):
                 try apply(single, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)

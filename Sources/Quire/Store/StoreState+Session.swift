@@ -151,7 +151,7 @@ extension StoreState {
                 // A merged run is one entry however long: written once, its pages are
                 // contiguous at the end of the file, and cutting it would cost the import.
                 for unit in session.integrated[replica]! {
-                    let entry = logEntry(unit, newSlots: &newSlots, writes: &writes)
+                    let entry = logEntry(unit, sent: session.integratedRunBytes[unit.id], newSlots: &newSlots, writes: &writes)
                     loggedBytes += entry.count
                     writes.put(entry, StoreLayout.changeKey(unit.id), layout.changes)
                 }
@@ -509,9 +509,11 @@ extension StoreState {
     /// The change-log form of `unit` (see `ChangeUnit+LogEncoding.swift`), texts named by
     /// slot. Texts without a slot get the next free numbers, recorded in `newSlots` and
     /// written with `writes`.
-    func logEntry(_ unit: ChangeUnit, newSlots: inout [TextID: UInt64], writes: inout DiskWrites) -> [UInt8] {
+    func logEntry(
+        _ unit: ChangeUnit, sent: EncodedRunOperations? = nil, newSlots: inout [TextID: UInt64], writes: inout DiskWrites
+    ) -> [UInt8] {
         var writer = ByteWriter()
-        unit.encodeLogEntry(into: &writer) { text, writer in
+        unit.encodeLogEntry(into: &writer, sent: sent) { text, writer in
             let slot: UInt64
             if let known = textSlots[text] ?? newSlots[text] {
                 slot = known

@@ -162,6 +162,9 @@ struct WriteSession {
     var typingToCommit: [TextEditingSession] = []
     /// Merges: the changes and runs integrated, per replica in counter order.
     var integrated: [ReplicaID: [ChangeUnit]] = [:]
+    /// Merges: the text operations of runs integrated whole, as their delta file encoded
+    /// them, by run: logged as they came (see `ChangeUnit.encodeLogEntry`).
+    var integratedRunBytes: [ChangeID: EncodedRunOperations] = [:]
     /// Merges: pending changes applied now, and changes newly kept as pending.
     var pendingRemoved: Set<ChangeID> = []
     var pendingAdded: Set<ChangeID> = []

@@ -281,6 +281,37 @@ struct DeltaRunTests {
         #expect(try late[1].read { tx in try tx.string(of: content) } == writer.read { tx in try tx.string(of: content, at: versions[14]) })
     }
 
+    @Test("a run imported whole is logged with the bytes and replica table it came in: it reads back, reopens and travels on unchanged")
+    func runLoggedAsItCame() throws {
+        let replicas = try Replicas(4)
+        defer { replicas.close() }
+        // Replica 1 makes the record; replica 2 types into it one change per keystroke, so
+        // its runs' tables name replica 1 (the record's), which the log's own would too.
+        let file = try replicas[0].write { tx in try tx.insert(File(name: "Shared", status: "draft", rating: 0)) }
+        try replicas[1].importDelta(try #require(try replicas[0].exportDelta()))
+        let content = file.text("content")
+        for character in "typed on the second device" {
+            try replicas[1].write { tx in try tx.insert(String(character), at: try tx.length(of: content), in: content) }
+        }
+        for _ in 0..<6 {
+            try replicas[1].write { tx in try tx.delete((try tx.length(of: content) - 1)..<(try tx.length(of: content)), in: content) }
+        }
+        let expected = try replicas[1].read { tx in try tx.string(of: content) }
+        let history = try #require(try replicas[1].exportDelta(since: replicas[0].version))
+        #expect(try runs(in: history).count == 1)
+
+        try replicas[2].importDelta(try #require(try replicas[0].exportDelta()))
+        try replicas[2].importDelta(history)
+        #expect(try Set(replicas[2].changes()) == Set(replicas[1].changes()))
+        let reopened = try replicas.reopen(2)
+        #expect(try reopened.read { tx in try tx.string(of: content) } == expected)
+        #expect(try reopened.verify().isHealthy)
+        // Relayed from the third store's log to a fourth, whole.
+        try replicas[3].importDelta(try #require(try reopened.exportDelta()))
+        #expect(try replicas[3].read { tx in try tx.string(of: content) } == expected)
+        #expect(try StoreSpec.dump(replicas[3]).records == StoreSpec.dump(replicas[1]).records)
+    }
+
     @Test("joining text operations and cutting them at the changes' lengths gives every change's operations back")
     func joinAndSplit() throws {
         let replica = ReplicaID(7)
