@@ -422,19 +422,22 @@ struct RunTree {
     private mutating func insertRun(_ run: TextRun, in leaf: Int32, at index: Int) {
         let base = slot(leaf, 0)
         let count = runCount(leaf)
-        var position = count
-        while position > index {
-            slots[base + position] = slots[base + position - 1]
-            position -= 1
+        // Runs are plain values: the ones after `index` move up by one in a single copy.
+        slots.withUnsafeMutableBufferPointer { slots in
+            let start = slots.baseAddress.unsafelyUnwrapped + base + index
+            (start + 1).update(from: start, count: count - index)
+            start.pointee = run
         }
-        slots[base + index] = run
         leafSize[Int(leaf)] += 1
     }
 
     private mutating func removeRun(in leaf: Int32, at index: Int) {
         let base = slot(leaf, 0)
         let count = runCount(leaf)
-        for position in index..<count - 1 { slots[base + position] = slots[base + position + 1] }
+        slots.withUnsafeMutableBufferPointer { slots in
+            let start = slots.baseAddress.unsafelyUnwrapped + base + index
+            start.update(from: start + 1, count: count - 1 - index)
+        }
         leafSize[Int(leaf)] -= 1
     }
 
