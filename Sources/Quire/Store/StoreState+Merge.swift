@@ -45,7 +45,7 @@ extension StoreState {
                 if case .run(let sent) = change, sent.skippedLength == 0 {
                     session?.integratedRunBytes[run.id] = EncodedRunOperations(table: sent.table, operations: sent.encoded)
                 }
-                report.applied += (run.id.counter..<run.endCounter).lazy.map { ChangeID(replica: id.replica, counter: $0) }
+                for counter in run.id.counter..<run.endCounter { report.applied.append(ChangeID(replica: id.replica, counter: counter)) }
             case .change(let single):
                 try apply(single, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
                 report.applied.append(single.id)
