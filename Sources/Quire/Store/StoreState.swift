@@ -13,7 +13,7 @@ import Synchronization
 /// `@unchecked Sendable` is safe because every access happens inside the store's
 /// `Mutex` (`Store.state.withLock`): the only references handed out are the noncopyable
 /// transactions, which cannot leave the closure that runs under the lock.
-public final class StoreState: @unchecked Sendable {
+final class StoreState: @unchecked Sendable {
     let environment: Environment
     let layout: StoreLayout
     var meta: StoreMeta
