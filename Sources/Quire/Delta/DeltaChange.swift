@@ -133,7 +133,9 @@ struct DeltaChange: Hashable, Sendable {
             operations.count == other.operations.count
         else { return false }
         // Counters are relative to the receiver's next one in the text, the same for both:
-        // any base decodes both alike (a high one, so no target underflows).
+        // any base decodes both alike. A high one, so that no target of the change's own
+        // replica underflows for a text of fewer than 2^40 counters (2^28 bytes of content
+        // is the most one operation list carries).
         let base: UInt64 = 1 << 40
         return zip(operations, other.operations).allSatisfy { mine, theirs in
             guard case .text(let record, let field, let encoded) = mine,

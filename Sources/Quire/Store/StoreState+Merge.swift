@@ -11,7 +11,6 @@ extension StoreState {
     /// - Throws: ``StoreError/invalidChange(_:)``; the caller rolls the session back.
     func integrate(_ incoming: [IncomingChange]) throws(StoreError) -> MergeReport {
         var report = MergeReport()
-        report.applied.reserveCapacity(incoming.reduce(0) { $0 + Int(clamping: $1.count) })
         var version = meta.version
         var lamport = meta.lamport
         var seen = meta.seen

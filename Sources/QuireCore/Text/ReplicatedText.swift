@@ -424,7 +424,8 @@ public final class ReplicatedText {
     /// Operations already known are skipped; ones whose dependencies (the previous
     /// operation of their replica, their origins, their targets) are missing wait until
     /// a later call supplies them. Operations are checked one at a time: when one turns
-    /// out invalid, the ones integrated before it stay integrated.
+    /// out invalid, the ones integrated before it stay integrated, the ones after it wait
+    /// as pending, and the invalid one is dropped.
     ///
     /// - Parameter operations: Operations in any order, duplicates allowed.
     /// - Returns: The number of operations (characters inserted or deleted) integrated.
@@ -437,7 +438,7 @@ public final class ReplicatedText {
         }
         var integrated = 0
         var queued: [TextOperation] = []
-        for operation in operations {
+        for (position, operation) in operations.enumerated() {
             // In causal order with nothing waiting before it (a history applied in order,
             // the usual case): integrate it now, without queueing it.
             if queued.isEmpty, pending.isEmpty, operation.length <= maximumRunLength {
@@ -446,7 +447,12 @@ public final class ReplicatedText {
                 if operation.id.counter + UInt64(operation.length) <= known { continue }  // a duplicate
                 let current = operation.id.counter < known ? operation.droppingFirst(Int(known - operation.id.counter)) : operation
                 if current.id.counter == known, dependenciesMet(current) {
-                    try integrateRemote(current, agent: agent)
+                    do {
+                        try integrateRemote(current, agent: agent)
+                    } catch {
+                        enqueue(operations[(position + 1)...])  // as if they had all been queued
+                        throw error
+                    }
                     integrated += current.length
                     continue
                 }
@@ -456,10 +462,8 @@ public final class ReplicatedText {
         return try integrated + integrateQueued(queued)
     }
 
-    /// Queues `operations` with the pending ones and integrates every one whose
-    /// dependencies are met, until none is left that can be.
-    private func integrateQueued(_ operations: [TextOperation]) throws(TextError) -> Int {
-        guard !operations.isEmpty || !pending.isEmpty else { return 0 }
+    /// Adds `operations` to the pending ones, each replica's queue in counter order.
+    private func enqueue(_ operations: some Collection<TextOperation>) {
         for operation in operations {
             // A run longer than the encodings take (only a caller of this API can make
             // one; decoding refuses it) is integrated in pieces: each continues the one
@@ -475,6 +479,13 @@ public final class ReplicatedText {
         for replica in Set(operations.map(\.id.replica)) {
             pending[replica]?.sort { $0.id.counter < $1.id.counter }
         }
+    }
+
+    /// Queues `operations` with the pending ones and integrates every one whose
+    /// dependencies are met, until none is left that can be.
+    private func integrateQueued(_ operations: [TextOperation]) throws(TextError) -> Int {
+        guard !operations.isEmpty || !pending.isEmpty else { return 0 }
+        enqueue(operations)
         var integrated = 0
         var progress = true
         while progress {
@@ -587,7 +598,7 @@ public final class ReplicatedText {
             }
             let targetRef = tree.ref(deletion.target) ?? .none
             appendToLog(.delete(DeleteRecord(counter: deletion.id.counter, length: deletion.length,
-                                             target: targetRef, isBackward: deletion.isBackward)), agent: agent)
+                                             target: targetRef, isBackward: deletion.goesBackward)), agent: agent)
         }
     }
 

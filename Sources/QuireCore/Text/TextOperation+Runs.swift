@@ -40,7 +40,7 @@ extension TextOperation {
             // Backwards (Backspace): each one character or going backward (a one-character
             // deletion has no direction), the second starting just before the first ends.
             guard first.length == 1 || first.goesBackward, second.length == 1 || second.goesBackward,
-                first.target.counter >= UInt64(first.length),
+                first.target.counter >= UInt64(length - 1),  // the joined run stays above counter 0
                 second.target.counter == first.target.counter - UInt64(first.length)
             else { return nil }
             return .delete(TextDeletion(id: first.id, target: first.target, length: length, isBackward: true))

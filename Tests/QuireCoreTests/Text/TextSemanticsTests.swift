@@ -134,6 +134,26 @@ struct TextSemanticsTests {
         #expect(text.string == "b")
     }
 
+    @Test("an invalid operation mid-batch is dropped: those before it stay integrated, those after it wait as pending")
+    func invalidOperationMidBatch() throws {
+        let text = ReplicatedText(replica: ReplicaID(1))
+        try text.insert("ab", at: 0)
+        try text.delete(0..<1)  // counter 2 of replica 1 is a deletion, not a character
+        let other = text.fork(as: ReplicaID(9))
+        try other.insert("X", at: 1)
+        let valid = other.localOperations(since: 0)
+        let invalid = TextOperation.insert(TextInsertion(
+            id: OperationID(replica: ReplicaID(10), counter: 0), originLeft: OperationID(replica: ReplicaID(1), counter: 2),
+            rightParent: nil, text: "Z"))
+        let after = TextOperation.insert(TextInsertion(
+            id: OperationID(replica: ReplicaID(11), counter: 0), originLeft: nil, rightParent: nil, text: "Q"))
+        #expect(throws: TextError.self) { try text.apply(valid + [invalid, after]) }
+        #expect(text.string == "bX")
+        #expect(text.pendingCount == 1)
+        #expect(try text.apply([]) == 1)
+        #expect(text.string.contains("Q") && !text.string.contains("Z"))
+    }
+
     @Test("positions outside the text, or inside a character, throw")
     func badPositions() throws {
         let text = ReplicatedText(replica: ReplicaID(1))

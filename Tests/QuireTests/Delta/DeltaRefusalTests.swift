@@ -57,6 +57,26 @@ struct DeltaRefusalTests {
         #expect(try receiver.importDelta(delta).applied.count == 1)
     }
 
+    @Test("runs that claim billions of changes in a few kilobytes are refused without allocating by the claim")
+    func claimedChangesAllocateNothing() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (writer, receiver) = (replicas[0], replicas[1])
+        // 262,144 runs from the writer, each claiming 65,536 one-counter changes with one
+        // byte of text operations: 2^34 changes, 16 B each if anything sized by the claim.
+        let changesPerRun = UInt64(DeltaRun.maximumChanges)
+        let runs = (0..<UInt64(1 << 18)).map { k in
+            DeltaUnit.run(DeltaRun(
+                id: ChangeID(replica: writer.replica, counter: k * changesPerRun), lamport: k * changesPerRun + 1,
+                lamportSteps: [.init(value: 1, times: changesPerRun - 1)], lengths: [.init(value: 1, times: changesPerRun)],
+                count: changesPerRun, dependencies: VersionVector(), table: [writer.replica],
+                record: RecordID(replica: writer.replica, counter: 0), field: .spelled("content"), encoded: [0]))
+        }
+        let file = DeltaFile(storeID: writer.storeID, sender: writer.replica, senderFirst: 0, changes: runs).encoded()
+        #expect(file.count < 64 << 10)
+        try expectRefusal(file, into: receiver, mentioning: "run")
+    }
+
     @Test("wrong magic number")
     func wrongMagic() throws {
         let (replicas, _, receiver, delta) = try setUp()
