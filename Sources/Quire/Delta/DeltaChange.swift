@@ -134,8 +134,8 @@ struct DeltaChange: Hashable, Sendable {
         else { return false }
         // Counters are relative to the receiver's next one in the text, the same for both:
         // any base decodes both alike. A high one, so that no target of the change's own
-        // replica underflows for a text of fewer than 2^40 counters (2^28 bytes of content
-        // is the most one operation list carries).
+        // replica underflows while its text has fewer than 2^40 counters (a trillion
+        // operations; past that, two spellings of one change would compare different).
         let base: UInt64 = 1 << 40
         return zip(operations, other.operations).allSatisfy { mine, theirs in
             guard case .text(let record, let field, let encoded) = mine,
