@@ -1,5 +1,12 @@
 import QuireCore
 
+/// A run's text operations as a delta file encoded them, with the replica table they
+/// index: what the log keeps of a run an import brought whole.
+struct EncodedRunOperations {
+    var table: [ReplicaID]
+    var operations: [UInt8]
+}
+
 /// The change log's form of a unit: a change as its body (``Change/encodeBody(into:writeText:)``),
 /// a run as below. The key holds the replica and first counter in both.
 ///
@@ -23,13 +30,6 @@ import QuireCore
 /// its own small entry; each checkpoint folds the changes logged since into runs
 /// (``StoreState/foldLoggedChanges(into:)``), and a merge logs a run it integrates as
 /// one entry. The log then costs what its operations cost, not LMDB's overhead per entry.
-/// A run's text operations as a delta file encoded them, with the replica table they
-/// index: what the log keeps of a run an import brought whole.
-struct EncodedRunOperations {
-    var table: [ReplicaID]
-    var operations: [UInt8]
-}
-
 extension ChangeUnit {
     private static let runMarker: UInt8 = 0
     /// After the run marker, where a run's count (never 0) would be: times follow.

@@ -28,7 +28,7 @@ extension StoreReading where Self: ~Copyable {
     public func version(at date: Date) throws -> VersionVector {
         let seconds = date.timeIntervalSince1970
         guard seconds >= 1 else { return VersionVector() }
-        return try _contents.state.version(atTime: UInt64(min(seconds, Double(Change.maximumTime)).rounded(.down)))
+        return try _state.version(atTime: UInt64(min(seconds, Double(Change.maximumTime)).rounded(.down)))
     }
 }
 

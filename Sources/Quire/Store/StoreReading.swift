@@ -29,6 +29,11 @@ public struct StoreContents: ~Copyable {
     let state: StoreState
 }
 
+extension StoreReading where Self: ~Copyable {
+    /// The state behind ``StoreReading/_contents``, for the store's own code.
+    var _state: StoreState { _contents.state }
+}
+
 /// A read transaction: a consistent view of the store while its body runs.
 ///
 /// Noncopyable, so it cannot outlive the ``Store/read(_:)`` call that lends it.
@@ -40,7 +45,7 @@ public struct StoreReader: StoreReading, ~Copyable {
 
 extension StoreReading where Self: ~Copyable {
     /// Every replica's next counter, as seen by this transaction.
-    public var version: VersionVector { _contents.state.meta.version }
+    public var version: VersionVector { _state.meta.version }
 
     // MARK: Records
 
@@ -50,8 +55,8 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is of
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
-        _contents.state.learnTexts(T.self)
-        guard let record = _contents.state.record(id) else { return nil }
+        _state.learnTexts(T.self)
+        guard let record = _state.record(id) else { return nil }
         guard record.type == T.typeName else { throw .wrongType(id, expected: T.typeName, actual: record.type) }
         return try RecordFields.decode(T.self, from: record.values, id: id)
     }
@@ -149,14 +154,14 @@ extension StoreReading where Self: ~Copyable {
 
     /// Every record of `type` (live, or also deleted), in ID order, decoded or not.
     private func decodeAll<T: Record>(_ type: T.Type, includingDeleted: Bool) -> [(RecordID, Result<T, StoreError>)] {
-        _contents.state.learnTexts(T.self)
+        _state.learnTexts(T.self)
         var ids: [RecordID] = []
-        for (id, record) in _contents.state.records where record.type == T.typeName {
-            guard includingDeleted ? _contents.state.tree.contains(id.node) : _contents.state.isLive(id) else { continue }
+        for (id, record) in _state.records where record.type == T.typeName {
+            guard includingDeleted ? _state.tree.contains(id.node) : _state.isLive(id) else { continue }
             ids.append(id)
         }
         return ids.sorted().map { id in
-            (id, Result { () throws(StoreError) in try RecordFields.decode(T.self, from: _contents.state.records[id]!.values, id: id) })
+            (id, Result { () throws(StoreError) in try RecordFields.decode(T.self, from: _state.records[id]!.values, id: id) })
         }
     }
 
@@ -201,13 +206,13 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The type name of the record `id`, or `nil` when there is none.
-    public func typeName(of id: RecordID) -> String? { _contents.state.record(id)?.type }
+    public func typeName(of id: RecordID) -> String? { _state.record(id)?.type }
 
     // MARK: Hierarchy
 
     /// The children of `parent` (`nil`: the top level) in sibling order.
     public func children(of parent: RecordID?) -> [RecordID] {
-        _contents.state.tree.children(of: parent?.node ?? .root).map(RecordID.init)
+        _state.tree.children(of: parent?.node ?? .root).map(RecordID.init)
     }
 
     /// The children of `parent` that are records of `type` and that `isIncluded` keeps, in
@@ -232,10 +237,10 @@ extension StoreReading where Self: ~Copyable {
     public func children<T: Record>(
         of parent: RecordID?, ofType type: T.Type, where isIncluded: (T) throws -> Bool = { _ in true }
     ) throws -> [Stored<T>] {
-        _contents.state.learnTexts(T.self)
+        _state.learnTexts(T.self)
         var result: [Stored<T>] = []
         for id in children(of: parent) {
-            guard let stored = _contents.state.record(id), stored.type == T.typeName else { continue }
+            guard let stored = _state.record(id), stored.type == T.typeName else { continue }
             let value = try RecordFields.decode(T.self, from: stored.values, id: id)
             if try isIncluded(value) { result.append(Stored(id: id, value: value)) }
         }
@@ -270,11 +275,11 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The children of the trash: records deleted (with their subtrees), restorable.
-    public var trash: [RecordID] { _contents.state.tree.children(of: .deletedRoot).map(RecordID.init) }
+    public var trash: [RecordID] { _state.tree.children(of: .deletedRoot).map(RecordID.init) }
 
     /// The parent of `id`: `nil` at the top level, in the trash or for an unknown record.
     public func parent(of id: RecordID) -> RecordID? {
-        guard let parent = _contents.state.tree.parent(of: id.node), !parent.isFixed else { return nil }
+        guard let parent = _state.tree.parent(of: id.node), !parent.isFixed else { return nil }
         return RecordID(parent)
     }
 
@@ -298,25 +303,25 @@ extension StoreReading where Self: ~Copyable {
     /// - Complexity: O(log *n* + *k*) for *n* hierarchy operations and *k* children of the
     ///   old parent.
     public func deletedFrom(_ id: RecordID) -> RecordPlace? {
-        guard let place = _contents.state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
         return RecordPlace(parent: place.parent == .root ? nil : RecordID(place.parent), index: place.index)
     }
 
     /// The place ``StoreWriter/restore(_:)`` puts `id` back: ``deletedFrom(_:)`` with the
     /// old position key.
     func placeBeforeDeletion(of id: RecordID) -> (parent: NodeID, position: PositionKey)? {
-        guard let place = _contents.state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
         return (place.parent, place.position)
     }
 
     /// Whether `id` is in the trash (deleted itself or inside a deleted subtree).
-    public func isDeleted(_ id: RecordID) -> Bool { _contents.state.tree.isDeleted(id.node) }
+    public func isDeleted(_ id: RecordID) -> Bool { _state.tree.isDeleted(id.node) }
 
     /// The records from the top level down to `id`, `id` included.
     public func path(of id: RecordID) -> [RecordID] {
         var path = [id]
         var node = id.node
-        while let parent = _contents.state.tree.parent(of: node), !parent.isFixed {
+        while let parent = _state.tree.parent(of: node), !parent.isFixed {
             path.append(RecordID(parent))
             node = parent
         }
@@ -329,7 +334,7 @@ extension StoreReading where Self: ~Copyable {
         var stack = [id.node]
         while let node = stack.popLast() {
             result.append(RecordID(node))
-            stack.append(contentsOf: _contents.state.tree.children(of: node).reversed())
+            stack.append(contentsOf: _state.tree.children(of: node).reversed())
         }
         return result
     }
@@ -337,7 +342,7 @@ extension StoreReading where Self: ~Copyable {
     /// Siblings under `parent` (`nil`: the top level) that share a
     /// ``Record/siblingNameField`` value.
     public func nameClashes(under parent: RecordID?) -> [NameClash] {
-        _contents.state.nameClashes(under: parent?.node ?? .root) { _contents.state.siblingName(of: $0) }
+        _state.nameClashes(under: parent?.node ?? .root) { _state.siblingName(of: $0) }
     }
 
     // MARK: Texts
@@ -375,8 +380,8 @@ extension StoreReading where Self: ~Copyable {
     /// The text, after checking its name against its record type's ``Record/texts``;
     /// `nil` when it was never written.
     private func declaredText(_ text: TextID) throws -> StoredText? {
-        try _contents.state.checkDeclared(text)
-        return try _contents.state.existingText(text)
+        try _state.checkDeclared(text)
+        return try _state.existingText(text)
     }
 
     /// The number of words in the text (runs of letters and digits).

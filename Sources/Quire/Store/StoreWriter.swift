@@ -11,7 +11,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     /// The ID the change being made will have: events of this change carry it, so a
     /// writer can recognise its own changes.
-    public var changeID: ChangeID { ChangeID(replica: _contents.state.replica, counter: _contents.state.meta.version[_contents.state.replica]) }
+    public var changeID: ChangeID { ChangeID(replica: _state.replica, counter: _state.meta.version[_state.replica]) }
 
     // MARK: Records
 
@@ -31,7 +31,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
     ///   throws), ``StoreError/hierarchy(_:)`` for an unknown parent.
     @discardableResult
     public func insert<T: Record>(_ record: T, under parent: RecordID? = nil, at index: Int? = nil) throws -> RecordID {
-        _contents.state.learn(T.self)
+        _state.learn(T.self)
         try validate(record)
         let fields = try RecordFields.encode(record)
         let move = try hierarchy(moving: nil) { tree throws(TreeError) in
@@ -83,8 +83,8 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// - Throws: ``StoreError/recordNotFound(_:)``, ``StoreError/wrongType(_:expected:actual:)``,
     ///   ``StoreError/encodingFailed(type:problem:)``, or a validation error.
     public func replace<T: Record>(_ id: RecordID, with value: T) throws {
-        _contents.state.learn(T.self)
-        guard let current = _contents.state.record(id) else { throw StoreError.recordNotFound(id) }
+        _state.learn(T.self)
+        guard let current = _state.record(id) else { throw StoreError.recordNotFound(id) }
         guard current.type == T.typeName else { throw StoreError.wrongType(id, expected: T.typeName, actual: current.type) }
         try validate(value)
         let fields = try RecordFields.write(value, over: current.values, id: id)
@@ -106,7 +106,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     /// Moves a record to position `index` among its current siblings.
     public func reorder(_ id: RecordID, to index: Int) throws {
-        guard let parent = _contents.state.tree.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
+        guard let parent = _state.tree.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
         try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: parent, at: index) }
     }
 
@@ -133,11 +133,11 @@ public struct StoreWriter: StoreReading, ~Copyable {
     public func restore(_ id: RecordID) throws {
         guard let place = placeBeforeDeletion(of: id) else {
             let reason: String
-            if _contents.state.tree.parent(of: id.node) == .deletedRoot {
+            if _state.tree.parent(of: id.node) == .deletedRoot {
                 reason = "it was created in the trash, so it has no place to go back to; give one: restore(\(id), to: parent)"
-            } else if isDeleted(id), let deleted = path(of: id).first(where: { _contents.state.tree.parent(of: $0.node) == .deletedRoot }) {
+            } else if isDeleted(id), let deleted = path(of: id).first(where: { _state.tree.parent(of: $0.node) == .deletedRoot }) {
                 reason = "it is inside the deleted record \(deleted); restore that one"
-            } else if _contents.state.tree.contains(id.node) {
+            } else if _state.tree.contains(id.node) {
                 reason = "it is not in the trash"
             } else {
                 reason = "there is no such record in this store"
@@ -231,41 +231,41 @@ public struct StoreWriter: StoreReading, ~Copyable {
     }
 
     func writeFields(_ values: [String: [UInt8]], of id: RecordID, type: String) {
-        _contents.state.willChange(id)
-        let timestamp = Timestamp(lamport: _contents.state.session!.lamport, replica: _contents.state.replica)
-        let existed = _contents.state.records[id] != nil
-        var record = _contents.state.records[id] ?? RecordState(type: type, fields: [:])
-        let counter = _contents.state.meta.version[_contents.state.replica]
+        _state.willChange(id)
+        let timestamp = Timestamp(lamport: _state.session!.lamport, replica: _state.replica)
+        let existed = _state.records[id] != nil
+        var record = _state.records[id] ?? RecordState(type: type, fields: [:])
+        let counter = _state.meta.version[_state.replica]
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             // Undo restores what was there; a new record's fields go with its creation.
-            if existed, !_contents.state.session!.undoFields.contains(where: { $0.record == id && $0.name == name }) {
-                _contents.state.session!.undoFields.append(.init(
+            if existed, !_state.session!.undoFields.contains(where: { $0.record == id && $0.name == name }) {
+                _state.session!.undoFields.append(.init(
                     record: id, type: type, name: name, previous: record.fields[name]?.value, written: timestamp))
             }
             record.fields[name] = FieldRegister(value: value, timestamp: timestamp, counter: counter)
         }
-        _contents.state.session!.typingEnded = true
-        _contents.state.records[id] = record
-        _contents.state.session!.fieldWrites[id, default: (type, [:])].values.merge(values) { $1 }
+        _state.session!.typingEnded = true
+        _state.records[id] = record
+        _state.session!.fieldWrites[id, default: (type, [:])].values.merge(values) { $1 }
     }
 
     /// Runs a tree operation of `node` (`nil`: a node it creates) and notes where the
     /// node was, for undo.
     @discardableResult
     func hierarchy(moving node: NodeID?, _ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
-        _contents.state.willChangeTree()
+        _state.willChangeTree()
         let previous = node.flatMap { node in
-            _contents.state.tree.parent(of: node).map { (parent: $0, position: _contents.state.tree.position(of: node)!) }
+            _state.tree.parent(of: node).map { (parent: $0, position: _state.tree.position(of: node)!) }
         }
         do {
-            let operation = try body(&_contents.state.tree)
-            _contents.state.session!.treeOperations.append(operation)
-            _contents.state.session!.typingEnded = true
-            if let index = _contents.state.session!.undoMoveIndex[operation.node] {
-                _contents.state.session!.undoMoves[index].moved = operation.timestamp
+            let operation = try body(&_state.tree)
+            _state.session!.treeOperations.append(operation)
+            _state.session!.typingEnded = true
+            if let index = _state.session!.undoMoveIndex[operation.node] {
+                _state.session!.undoMoves[index].moved = operation.timestamp
             } else {
-                _contents.state.session!.undoMoveIndex[operation.node] = _contents.state.session!.undoMoves.count
-                _contents.state.session!.undoMoves.append(.init(node: operation.node, previous: previous, moved: operation.timestamp))
+                _state.session!.undoMoveIndex[operation.node] = _state.session!.undoMoves.count
+                _state.session!.undoMoves.append(.init(node: operation.node, previous: previous, moved: operation.timestamp))
             }
             return operation
         } catch {
@@ -276,14 +276,14 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// Edits a text; `typing` is what the edit typed or erased, for undo grouping (`nil`
     /// for anything else).
     func editText(_ id: TextID, typing: TypingRun?, _ body: (ReplicatedText) throws(TextError) -> Void) throws {
-        guard _contents.state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
-        try _contents.state.checkDeclared(id)
+        guard _state.record(id.record) != nil else { throw StoreError.recordNotFound(id.record) }
+        try _state.checkDeclared(id)
         // The change log names a text by its field name, which it reads back only this long.
         guard id.field.utf8.count <= Change.maximumNameLength else {
             throw StoreError.invalidName(id.field, reason: "a text's field name is at most \(Change.maximumNameLength) bytes of UTF-8")
         }
-        let stored = try _contents.state.text(id)
-        _contents.state.willChange(id, stored)
+        let stored = try _state.text(id)
+        _state.willChange(id, stored)
         do {
             try body(stored.text)
         } catch {
@@ -294,19 +294,19 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     /// Extends the transaction's typing run by one edit, or ends it.
     private func noteTyping(_ typing: TypingRun?) {
-        guard let typing, !_contents.state.session!.typingEnded else {
-            _contents.state.session!.typingEnded = true
+        guard let typing, !_state.session!.typingEnded else {
+            _state.session!.typingEnded = true
             return
         }
-        if let run = _contents.state.session!.typing {
+        if let run = _state.session!.typing {
             // Within one transaction (a coalesced burst) a space does not split the step.
             if run.isContinued(by: typing, breakingAtSpace: false) {
-                _contents.state.session!.typing = run.extended(by: typing)
+                _state.session!.typing = run.extended(by: typing)
             } else {
-                _contents.state.session!.typingEnded = true
+                _state.session!.typingEnded = true
             }
         } else {
-            _contents.state.session!.typing = typing
+            _state.session!.typing = typing
         }
     }
 }

@@ -32,12 +32,12 @@ extension StoreReading where Self: ~Copyable {
     ///   the text, then O(*e* + *d* log *d* + *r* + *m*) for the text (see
     ///   `ReplicatedText.string(at:)`); the current version costs what ``string(of:)`` does.
     public func string(of text: TextID, at version: VersionVector) throws -> String {
-        try _contents.state.checkDeclared(text)
-        guard let stored = try _contents.state.existingText(text) else {
-            _ = try _contents.state.textVersion(of: text, at: version, current: nil)  // refuses what it must
+        try _state.checkDeclared(text)
+        guard let stored = try _state.existingText(text) else {
+            _ = try _state.textVersion(of: text, at: version, current: nil)  // refuses what it must
             return ""
         }
-        let textVersion = try _contents.state.textVersion(of: text, at: version, current: stored.text)
+        let textVersion = try _state.textVersion(of: text, at: version, current: stored.text)
         do { return try stored.text.string(at: textVersion) } catch { throw StoreError.text(text, error) }
     }
 
@@ -62,10 +62,10 @@ extension StoreReading where Self: ~Copyable {
     /// - Complexity: The two versions' log look-ups (as ``string(of:at:)``), then
     ///   O(*e* + *d* log *d* + *r* + *k*) for the text (see `ReplicatedText.diff(from:to:)`).
     public func diff(of text: TextID, from old: VersionVector, to new: VersionVector) throws -> TextDiff {
-        try _contents.state.checkDeclared(text)
-        let stored = try _contents.state.existingText(text)
-        let from = try _contents.state.textVersion(of: text, at: old, current: stored?.text)
-        let to = try _contents.state.textVersion(of: text, at: new, current: stored?.text)
+        try _state.checkDeclared(text)
+        let stored = try _state.existingText(text)
+        let from = try _state.textVersion(of: text, at: old, current: stored?.text)
+        let to = try _state.textVersion(of: text, at: new, current: stored?.text)
         guard let stored else { return TextDiff(edits: []) }
         do { return try stored.text.diff(from: from, to: to) } catch { throw StoreError.text(text, error) }
     }
@@ -94,10 +94,10 @@ extension StoreWriter {
     /// - Complexity: That of ``StoreReading/diff(of:from:to:)``, plus O(log *n*) per run
     ///   of characters deleted or typed again.
     public func restore(_ text: TextID, to version: VersionVector) throws {
-        guard _contents.state.record(text.record) != nil else { throw StoreError.recordNotFound(text.record) }
-        try _contents.state.checkDeclared(text)
-        let current = try _contents.state.existingText(text)
-        let textVersion = try _contents.state.textVersion(of: text, at: version, current: current?.text)
+        guard _state.record(text.record) != nil else { throw StoreError.recordNotFound(text.record) }
+        try _state.checkDeclared(text)
+        let current = try _state.existingText(text)
+        let textVersion = try _state.textVersion(of: text, at: version, current: current?.text)
         guard current != nil else { return }  // it never had any text: nothing to bring back
         // From the text as this write has it so far; no operations when it reads so already.
         try editText(text, typing: nil) { replicated throws(TextError) in try replicated.restore(to: textVersion) }

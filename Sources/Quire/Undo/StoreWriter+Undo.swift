@@ -49,10 +49,10 @@ extension StoreWriter {
 
     /// Whether ``undo()`` has something to take back (typing still buffered in a
     /// ``TextEditingSession`` counts).
-    public var canUndo: Bool { !_contents.state.undoHistory.undo.isEmpty || !_contents.state.bufferedTyping.sessions(editing: nil).isEmpty }
+    public var canUndo: Bool { !_state.undoHistory.undo.isEmpty || !_state.bufferedTyping.sessions(editing: nil).isEmpty }
 
     /// Whether ``redo()`` has something to make again.
-    public var canRedo: Bool { !_contents.state.undoHistory.redo.isEmpty }
+    public var canRedo: Bool { !_state.undoHistory.redo.isEmpty }
 
     /// Takes back this replica's latest edits of a text — the latest undo step that
     /// edited it, a run of typing grouped as ``UndoGrouping`` says — as new operations
@@ -89,24 +89,24 @@ extension StoreWriter {
 
     /// Whether ``undo(in:)`` has something to take back in `text`.
     public func canUndo(in text: TextID) -> Bool {
-        _contents.state.undoHistory.candidate(.undo, in: text) != nil || !_contents.state.bufferedTyping.sessions(editing: text).isEmpty
+        _state.undoHistory.candidate(.undo, in: text) != nil || !_state.bufferedTyping.sessions(editing: text).isEmpty
     }
 
     /// Whether ``redo(in:)`` has something to make again in `text`.
-    public func canRedo(in text: TextID) -> Bool { _contents.state.undoHistory.candidate(.redo, in: text) != nil }
+    public func canRedo(in text: TextID) -> Bool { _state.undoHistory.candidate(.redo, in: text) != nil }
 
     // MARK: Internals
 
     private func revert(_ action: UndoHistory.Reverted.Action, in text: TextID?) throws -> Bool {
-        guard _contents.state.session?.reverted == nil else { return false }
+        guard _state.session?.reverted == nil else { return false }
         if action == .undo {
-            let buffered = _contents.state.bufferedTyping.sessions(editing: text)
+            let buffered = _state.bufferedTyping.sessions(editing: text)
             if !buffered.isEmpty {
-                _contents.state.session?.typingToCommit = buffered
+                _state.session?.typingToCommit = buffered
                 throw TypingCommitRequest(sessions: buffered)
             }
         }
-        let history = _contents.state.undoHistory
+        let history = _state.undoHistory
         guard let index = history.candidate(action, in: text) else { return false }
         let step = (action == .undo ? history.undo : history.redo)[index]
         for (id, footprint) in step.texts.reversed() where text == nil || id == text {
@@ -114,26 +114,26 @@ extension StoreWriter {
             try editText(id, typing: nil) { replicated throws(TextError) in
                 redirects = replicated.revert(footprint.resolving(history.redirects[id] ?? []))
             }
-            _contents.state.session?.undoRedirects[id, default: []] += redirects
+            _state.session?.undoRedirects[id, default: []] += redirects
         }
         if text == nil {
             for part in step.fields.reversed() { revertField(part) }
             for part in step.moves.reversed() { try revertMove(part) }
         }
-        _contents.state.session?.reverted = .init(action: action, index: index, text: text)
+        _state.session?.reverted = .init(action: action, index: index, text: text)
         return true
     }
 
     /// Writes a field's previous value again, unless another write replaced this one's.
     private func revertField(_ part: UndoStep.FieldPart) {
-        guard let register = _contents.state.records[part.record]?.fields[part.name], register.timestamp == part.written else { return }
+        guard let register = _state.records[part.record]?.fields[part.name], register.timestamp == part.written else { return }
         writeFields([part.name: part.previous ?? Array("null".utf8)], of: part.record, type: part.type)
     }
 
     /// Moves a node back where it was (to the trash if the step created it), unless
     /// another move moved it since or the way back would make a cycle.
     private func revertMove(_ part: UndoStep.MovePart) throws {
-        let tree = _contents.state.tree
+        let tree = _state.tree
         guard tree.lastMove(of: part.node) == part.moved else { return }
         guard let previous = part.previous else {
             try hierarchy(moving: part.node) { tree throws(TreeError) in try tree.delete(part.node) }

@@ -337,10 +337,9 @@ public final class ReplicatedText {
         var cursor = tree.normalized(start)
         // The usual case, typing with nothing concurrent: the right parent comes next, and
         // the scan, which needs the left origin's document index, never starts.
-        if let run = tree.run(at: cursor), run.first.advanced(by: cursor.offset) == new.rightParent {
+        guard let first = tree.run(at: cursor), first.first.advanced(by: cursor.offset) != new.rightParent else {
             return cursor
         }
-        guard tree.run(at: cursor) != nil else { return cursor }
         let leftIndex = leftIndex()
         var index = leftIndex
         var scanning = false
