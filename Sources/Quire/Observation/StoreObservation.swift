@@ -52,7 +52,7 @@ public struct StoreObservation<Value: Sendable>: AsyncSequence, Sendable {
             let (stream, first) = try store.subscribe(
                 call: "store.observe", bufferingNewest: 1, filter: { _, _ in true }
             ) { state, _ in
-                let reader = StoreReader(state: state)  // bound first, as in `Store.read`
+                let reader = StoreReader(view: state)  // bound first, as in `Store.read`
                 return (try value(reader), state.meta.version)
             }
             return Iterator(observation: self, first: .success(first), events: stream.makeAsyncIterator())

@@ -41,13 +41,13 @@ extension StoreReading where Self: ~Copyable {
     ///   replica's latest write of each field changed since (never past the record's
     ///   creation once it is found, nor past changes older than the writes found).
     public func get<T: Record>(_ type: T.Type, _ id: RecordID, at version: VersionVector) throws -> T? {
-        _state.learnTexts(T.self)
-        guard let record = _state.record(id) else {
-            _ = try _state.replicasReached(by: version)  // refuses what it must
+        _view.learnTexts(T.self)
+        guard let record = _view.record(id) else {
+            _ = try _view.replicasReached(by: version)  // refuses what it must
             return nil
         }
         guard record.type == T.typeName else { throw StoreError.wrongType(id, expected: T.typeName, actual: record.type) }
-        guard let fields = try _state.fields(of: id, at: version, current: record) else { return nil }
+        guard let fields = try _view.fields(of: id, at: version, current: record) else { return nil }
         return try RecordFields.decode(T.self, from: fields, id: id)
     }
 }

@@ -111,7 +111,9 @@ extension Store {
     /// - Throws: ``StoreError/nestedTransaction(_:)``, or what `body` throws.
     func withStateLock<R>(_ call: String, _ body: (StoreState) throws -> R) throws -> R {
         let thread = currentThreadID()
-        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        guard lockHolder.load(ordering: .relaxed) != thread, !isReading(on: thread) else {
+            throw StoreError.nestedTransaction(call)
+        }
         var result: R?  // outside, as in `commitTransaction`
         try state.withLock { state in
             lockHolder.store(thread, ordering: .relaxed)
@@ -119,6 +121,33 @@ extension Store {
             result = try body(state)
         }
         return result!
+    }
+
+    /// Runs `body` as a read body of this store on the calling thread: read bodies take
+    /// no lock, so this mark is how a call of the store from inside one is told apart.
+    ///
+    /// - Throws: ``StoreError/nestedTransaction(_:)`` (naming `call`) inside a read or
+    ///   write body of this store on this thread, or what `body` throws.
+    func withReadingMark<R>(_ call: String, _ body: () throws -> R) throws -> R {
+        let thread = currentThreadID()
+        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        let entered = readingThreads.withLock { threads in
+            guard !threads.contains(thread) else { return false }
+            threads.append(thread)
+            return true
+        }
+        guard entered else { throw StoreError.nestedTransaction(call) }
+        defer {
+            readingThreads.withLock { threads in
+                if let index = threads.firstIndex(of: thread) { threads.remove(at: index) }
+            }
+        }
+        return try body()
+    }
+
+    /// Whether `thread` runs a read body of this store.
+    private func isReading(on thread: UInt) -> Bool {
+        readingThreads.withLock { $0.contains(thread) }
     }
 
     /// The state, when the calling thread holds the store's lock (it runs a transaction

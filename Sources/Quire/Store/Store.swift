@@ -43,7 +43,12 @@ public final class Store: Sendable {
     }
 
     let environment: Environment
+    let layout: StoreLayout
     let state: Mutex<StoreState>
+    /// Set by ``close()``; read transactions check it without taking the lock.
+    let isClosed = Atomic<Bool>(false)
+    /// The threads running a read body of this store (see ``withReadingMark(_:_:)``).
+    let readingThreads = Mutex<[UInt]>([])
     /// The thread that holds `state`'s lock, 0 when none (see ``withStateLock(_:_:)``).
     let lockHolder = Atomic<UInt>(0)
     /// The object `state` guards, for ``stateHeldByThisThread`` only: touched only by
@@ -116,6 +121,7 @@ public final class Store: Sendable {
         loaded.clock = options.clock
         self.directory = directory
         self.environment = environment
+        self.layout = layout
         self.replica = loaded.meta.replica
         self.state = Mutex(loaded)
         self.lockedState = loaded
@@ -129,6 +135,7 @@ public final class Store: Sendable {
             guard !state.isClosed else { return }
             try state.writeCheckpoint()
             state.isClosed = true
+            isClosed.store(true, ordering: .relaxed)
             try environment.close()
         }
         otherProcessWatch.withLock { $0?.cancel(); $0 = nil }
@@ -155,7 +162,13 @@ public final class Store: Sendable {
     /// let projects = try store.read { tx in try tx.all(Project.self) }
     /// ```
     ///
-    /// What another process committed before the read began is visible.
+    /// The body reads an LMDB snapshot: the last commit before the read began, of this
+    /// process or another, and nothing committed while it runs. It takes no lock of the
+    /// store and never waits for a writer — an import, a checkpoint or ``verify()`` on
+    /// another thread, or another process — so reads on the main thread stay responsive.
+    /// Records and tree nodes are read as the body asks for them. Keep bodies short: an
+    /// open snapshot holds back the reuse of pages written since, and map growth waits
+    /// for it.
     ///
     /// To factor reads into functions, pass the transaction as a `borrowing` parameter —
     /// `func f<Tx: StoreReading & ~Copyable>(…, in tx: borrowing Tx)` works in `read` and
@@ -172,12 +185,21 @@ public final class Store: Sendable {
     ///   ``StoreError/nestedTransaction(_:)`` when called inside a transaction body of
     ///   this store.
     public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
-        try withCurrentState(call: "store.read") { state in
-            // Bound first, then lent: passing `StoreReader(state:)` straight to the generic
+        try withReadingMark("store.read") {
+            guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
+            let snapshot: StoreSnapshot
+            do {
+                snapshot = try StoreSnapshot(store: self, layout: layout, replica: replica, declarations: lockedState.declarations)
+            } catch let error as LMDBError where error.code == .environmentClosed {
+                throw StoreError.closed
+            }
+            // Bound first, then lent: passing `StoreReader(view:)` straight to the generic
             // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
             // a nonCopyable type with a guaranteed value").
-            let reader = StoreReader(state: state)
-            return try body(reader)
+            let reader = StoreReader(view: snapshot)
+            let result = try body(reader)
+            if let failure = snapshot.failure { throw failure }
+            return result
         }
     }
 

@@ -33,8 +33,8 @@ extension StoreReading where Self: ~Copyable {
     ///   and their operations, *c* changes to the text from *r* replicas. Each call reads
     ///   the log afresh.
     public func history(of text: TextID) throws -> [TextHistoryEntry] {
-        try _state.checkDeclared(text)
-        return try _state.history(of: text)
+        try _view.checkDeclared(text)
+        return try _view.history(of: text)
     }
 
     /// Every change that wrote the record's fields, moved it in the hierarchy (created,
@@ -58,7 +58,7 @@ extension StoreReading where Self: ~Copyable {
     ///   decode.
     /// - Complexity: One scan of the change log, as ``history(of:)-(TextID)``.
     public func history(of record: RecordID) throws -> [RecordHistoryEntry] {
-        try _state.history(of: record)
+        try _view.history(of: record)
     }
 
     /// Per replica, the first change counter the change log still has: what the
@@ -67,6 +67,6 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/corrupt(database:problem:)`` when the record of it does not
     ///   decode.
     public var historyKeptFrom: VersionVector {
-        get throws { try _state.historyKeptFrom() }
+        get throws { try _view.historyKeptFrom() }
     }
 }

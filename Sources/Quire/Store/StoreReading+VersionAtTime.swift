@@ -28,14 +28,14 @@ extension StoreReading where Self: ~Copyable {
     public func version(at date: Date) throws -> VersionVector {
         let seconds = date.timeIntervalSince1970
         guard seconds >= 1 else { return VersionVector() }
-        return try _state.version(atTime: UInt64(min(seconds, Double(Change.maximumTime)).rounded(.down)))
+        return try _view.version(atTime: UInt64(min(seconds, Double(Change.maximumTime)).rounded(.down)))
     }
 }
 
-extension StoreState {
+extension ChangeLogReader {
     /// See ``StoreReading/version(at:)``.
     func version(atTime time: UInt64) throws -> VersionVector {
-        try environment.read { tx in
+        try withLogTransaction { tx in
             var cuts: [ReplicaID: UInt64] = [:]
             // Where each replica's changes wait for another's: (counter, dependencies).
             var constraints: [ReplicaID: [(counter: UInt64, dependencies: VersionVector)]] = [:]

@@ -22,30 +22,35 @@ public protocol StoreReading: ~Copyable {
     var _contents: StoreContents { get }
 }
 
-/// What a transaction reads and writes: opaque outside the store, and noncopyable, so
-/// it cannot be taken out of the transaction that lends it (the way the `LMDB` layer
-/// seals its `TransactionCore`). `store.read { $0._contents }` does not compile.
+/// What a transaction reads: opaque outside the store, and noncopyable, so it cannot be
+/// taken out of the transaction that lends it (the way the `LMDB` layer seals its
+/// `TransactionCore`). `store.read { $0._contents }` does not compile.
 public struct StoreContents: ~Copyable {
-    let state: StoreState
+    /// The writer's state, or a read transaction's snapshot.
+    let view: any StoreView
 }
 
 extension StoreReading where Self: ~Copyable {
-    /// The state behind ``StoreReading/_contents``, for the store's own code.
-    var _state: StoreState { _contents.state }
+    /// The view behind ``StoreReading/_contents``, for the store's own code.
+    var _view: any StoreView { _contents.view }
 }
 
 /// A read transaction: a consistent view of the store while its body runs.
 ///
-/// Noncopyable, so it cannot outlive the ``Store/read(_:)`` call that lends it.
+/// It reads an LMDB snapshot — the last commit before ``Store/read(_:)`` began — on
+/// demand, without waiting for writers (see ``Store/read(_:)``). Noncopyable, so it
+/// cannot outlive the call that lends it.
 public struct StoreReader: StoreReading, ~Copyable {
     public let _contents: StoreContents
 
-    init(state: StoreState) { _contents = StoreContents(state: state) }
+    /// A reader of `view`: a snapshot (``Store/read(_:)``), or the writer's state read
+    /// under the store's lock (observations, whose values must match their events).
+    init(view: any StoreView) { _contents = StoreContents(view: view) }
 }
 
 extension StoreReading where Self: ~Copyable {
     /// Every replica's next counter, as seen by this transaction.
-    public var version: VersionVector { _state.meta.version }
+    public var version: VersionVector { _view.meta.version }
 
     // MARK: Records
 
@@ -55,8 +60,8 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is of
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
-        _state.learnTexts(T.self)
-        guard let record = _state.record(id) else { return nil }
+        _view.learnTexts(T.self)
+        guard let record = _view.record(id) else { return nil }
         guard record.type == T.typeName else { throw .wrongType(id, expected: T.typeName, actual: record.type) }
         return try RecordFields.decode(T.self, from: record.values, id: id)
     }
@@ -154,14 +159,13 @@ extension StoreReading where Self: ~Copyable {
 
     /// Every record of `type` (live, or also deleted), in ID order, decoded or not.
     private func decodeAll<T: Record>(_ type: T.Type, includingDeleted: Bool) -> [(RecordID, Result<T, StoreError>)] {
-        _state.learnTexts(T.self)
-        var ids: [RecordID] = []
-        for (id, record) in _state.records where record.type == T.typeName {
-            guard includingDeleted ? _state.tree.contains(id.node) : _state.isLive(id) else { continue }
-            ids.append(id)
+        let view = _view
+        view.learnTexts(T.self)
+        let kept = view.records(ofType: T.typeName).filter { id, _ in
+            view.contains(id.node) && (includingDeleted || !view.isDeleted(id.node))
         }
-        return ids.sorted().map { id in
-            (id, Result { () throws(StoreError) in try RecordFields.decode(T.self, from: _state.records[id]!.values, id: id) })
+        return kept.sorted { $0.id < $1.id }.map { id, record in
+            (id, Result { () throws(StoreError) in try RecordFields.decode(T.self, from: record.values, id: id) })
         }
     }
 
@@ -206,13 +210,13 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The type name of the record `id`, or `nil` when there is none.
-    public func typeName(of id: RecordID) -> String? { _state.record(id)?.type }
+    public func typeName(of id: RecordID) -> String? { _view.record(id)?.type }
 
     // MARK: Hierarchy
 
     /// The children of `parent` (`nil`: the top level) in sibling order.
     public func children(of parent: RecordID?) -> [RecordID] {
-        _state.tree.children(of: parent?.node ?? .root).map(RecordID.init)
+        _view.children(of: parent?.node ?? .root).map(RecordID.init)
     }
 
     /// The children of `parent` that are records of `type` and that `isIncluded` keeps, in
@@ -237,10 +241,10 @@ extension StoreReading where Self: ~Copyable {
     public func children<T: Record>(
         of parent: RecordID?, ofType type: T.Type, where isIncluded: (T) throws -> Bool = { _ in true }
     ) throws -> [Stored<T>] {
-        _state.learnTexts(T.self)
+        _view.learnTexts(T.self)
         var result: [Stored<T>] = []
         for id in children(of: parent) {
-            guard let stored = _state.record(id), stored.type == T.typeName else { continue }
+            guard let stored = _view.record(id), stored.type == T.typeName else { continue }
             let value = try RecordFields.decode(T.self, from: stored.values, id: id)
             if try isIncluded(value) { result.append(Stored(id: id, value: value)) }
         }
@@ -275,11 +279,11 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// The children of the trash: records deleted (with their subtrees), restorable.
-    public var trash: [RecordID] { _state.tree.children(of: .deletedRoot).map(RecordID.init) }
+    public var trash: [RecordID] { _view.children(of: .deletedRoot).map(RecordID.init) }
 
     /// The parent of `id`: `nil` at the top level, in the trash or for an unknown record.
     public func parent(of id: RecordID) -> RecordID? {
-        guard let parent = _state.tree.parent(of: id.node), !parent.isFixed else { return nil }
+        guard let parent = _view.parent(of: id.node), !parent.isFixed else { return nil }
         return RecordID(parent)
     }
 
@@ -303,25 +307,25 @@ extension StoreReading where Self: ~Copyable {
     /// - Complexity: O(log *n* + *k*) for *n* hierarchy operations and *k* children of the
     ///   old parent.
     public func deletedFrom(_ id: RecordID) -> RecordPlace? {
-        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        guard let place = _view.placeBeforeDeletion(of: id.node) else { return nil }
         return RecordPlace(parent: place.parent == .root ? nil : RecordID(place.parent), index: place.index)
     }
 
     /// The place ``StoreWriter/restore(_:)`` puts `id` back: ``deletedFrom(_:)`` with the
     /// old position key.
     func placeBeforeDeletion(of id: RecordID) -> (parent: NodeID, position: PositionKey)? {
-        guard let place = _state.tree.placeBeforeDeletion(of: id.node) else { return nil }
+        guard let place = _view.placeBeforeDeletion(of: id.node) else { return nil }
         return (place.parent, place.position)
     }
 
     /// Whether `id` is in the trash (deleted itself or inside a deleted subtree).
-    public func isDeleted(_ id: RecordID) -> Bool { _state.tree.isDeleted(id.node) }
+    public func isDeleted(_ id: RecordID) -> Bool { _view.isDeleted(id.node) }
 
     /// The records from the top level down to `id`, `id` included.
     public func path(of id: RecordID) -> [RecordID] {
         var path = [id]
         var node = id.node
-        while let parent = _state.tree.parent(of: node), !parent.isFixed {
+        while let parent = _view.parent(of: node), !parent.isFixed {
             path.append(RecordID(parent))
             node = parent
         }
@@ -334,7 +338,7 @@ extension StoreReading where Self: ~Copyable {
         var stack = [id.node]
         while let node = stack.popLast() {
             result.append(RecordID(node))
-            stack.append(contentsOf: _state.tree.children(of: node).reversed())
+            stack.append(contentsOf: _view.children(of: node).reversed())
         }
         return result
     }
@@ -342,7 +346,7 @@ extension StoreReading where Self: ~Copyable {
     /// Siblings under `parent` (`nil`: the top level) that share a
     /// ``Record/siblingNameField`` value.
     public func nameClashes(under parent: RecordID?) -> [NameClash] {
-        _state.nameClashes(under: parent?.node ?? .root) { _state.siblingName(of: $0) }
+        _view.nameClashes(under: parent?.node ?? .root)
     }
 
     // MARK: Texts
@@ -353,7 +357,7 @@ extension StoreReading where Self: ~Copyable {
     ///   declares its ``Record/texts`` and this is not one of them (so do the other reads
     ///   and every edit of a text).
     public func string(of text: TextID) throws -> String {
-        try declaredText(text)?.text.string ?? ""
+        try withDeclaredText(text) { $0?.string ?? "" }
     }
 
     /// Part of the text.
@@ -365,27 +369,29 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/text(_:_:)`` for a range outside the text or inside a character.
     /// - Complexity: O(log *n* + *k*).
     public func string(of text: TextID, in range: Range<Int>, unit: TextUnit = .unicodeScalars) throws -> String {
-        guard let stored = try declaredText(text) else {
-            if range.isEmpty && range.lowerBound == 0 { return "" }
-            throw StoreError.text(text, .positionOutOfRange(range.upperBound, count: 0, unit: unit))
+        try withDeclaredText(text) { replicated in
+            guard let replicated else {
+                if range.isEmpty && range.lowerBound == 0 { return "" }
+                throw StoreError.text(text, .positionOutOfRange(range.upperBound, count: 0, unit: unit))
+            }
+            do throws(TextError) { return try replicated.string(in: range, unit: unit) } catch { throw StoreError.text(text, error) }
         }
-        do { return try stored.text.string(in: range, unit: unit) } catch { throw StoreError.text(text, error) }
     }
 
     /// The length of the text in `unit`s. O(1).
     public func length(of text: TextID, unit: TextUnit = .unicodeScalars) throws -> Int {
-        try declaredText(text)?.text.count(in: unit) ?? 0
+        try withDeclaredText(text) { $0?.count(in: unit) ?? 0 }
     }
 
-    /// The text, after checking its name against its record type's ``Record/texts``;
-    /// `nil` when it was never written.
-    private func declaredText(_ text: TextID) throws -> StoredText? {
-        try _state.checkDeclared(text)
-        return try _state.existingText(text)
+    /// `body`'s answer from the text (`nil` when it was never written), after checking
+    /// its name against its record type's ``Record/texts``.
+    private func withDeclaredText<R>(_ text: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R {
+        try _view.checkDeclared(text)
+        return try _view.withText(text, body)
     }
 
     /// The number of words in the text (runs of letters and digits).
     public func wordCount(of text: TextID) throws -> Int {
-        try declaredText(text)?.text.wordCount ?? 0
+        try withDeclaredText(text) { $0?.wordCount ?? 0 }
     }
 }

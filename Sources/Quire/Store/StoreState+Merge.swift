@@ -372,7 +372,7 @@ extension StoreState {
             if let parent = tree.parent(of: id.node), parent != .deletedRoot { parents.insert(parent) }
         }
         return parents.sorted().flatMap { parent in
-            nameClashes(under: parent) { id in self.siblingName(of: id) }
+            nameClashes(under: parent)
         }
     }
 

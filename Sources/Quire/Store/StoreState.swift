@@ -13,7 +13,7 @@ import Synchronization
 /// `@unchecked Sendable` is safe because every access happens inside the store's
 /// `Mutex` (`Store.state.withLock`): the only references handed out are the noncopyable
 /// transactions, which cannot leave the closure that runs under the lock.
-final class StoreState: @unchecked Sendable {
+final class StoreState: StoreView, @unchecked Sendable {
     let environment: Environment
     let layout: StoreLayout
     var meta: StoreMeta
@@ -44,11 +44,9 @@ final class StoreState: @unchecked Sendable {
     /// Record type name → its ``Record/siblingNameField``, as learned from the types
     /// used; kept in the store.
     var nameFields: [String: String] = [:]
-    /// Record type name → the texts its Swift types declare (``Record/texts``), learned
-    /// from the types used in this process; type names some type declared `nil` for
-    /// accept any text. Not stored: it describes the code, not the data.
-    var declaredTexts: [String: Set<String>] = [:]
-    var anyTextTypes: Set<String> = []
+    /// The texts the record types used in this process declare; shared with the read
+    /// snapshots, and kept when the state is read again.
+    let declarations = TextDeclarations()
     /// Set by ``Store/close()``.
     var isClosed = false
     /// The wall clock that stamps this replica's changes (``Store/Options/clock``).
@@ -82,16 +80,35 @@ final class StoreState: @unchecked Sendable {
 
     // MARK: Reading
 
+    func text(inSlot slot: UInt64) -> TextID? { slotTexts[slot] }
+
+    func withLogTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        try environment.read(body)
+    }
+
     func record(_ id: RecordID) -> RecordState? { records[id] }
 
-    func isLive(_ id: RecordID) -> Bool {
-        records[id] != nil && tree.contains(id.node) && !tree.isDeleted(id.node)
+    func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
+        records.compactMap { id, record in record.type == type ? (id, record) : nil }
+    }
+
+    func parent(of node: NodeID) -> NodeID? { tree.parent(of: node) }
+    func children(of node: NodeID) -> [NodeID] { tree.children(of: node) }
+    func contains(_ node: NodeID) -> Bool { tree.contains(node) }
+    func isDeleted(_ node: NodeID) -> Bool { tree.isDeleted(node) }
+
+    func placeBeforeDeletion(of node: NodeID) -> (parent: NodeID, index: Int, position: PositionKey)? {
+        tree.placeBeforeDeletion(of: node)
+    }
+
+    func withText<R>(_ id: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R {
+        try body(existingText(id)?.text)
     }
 
     /// The text `id`, read from disk on first use; `nil` when it was never written.
     func existingText(_ id: TextID) throws -> StoredText? {
         if let loaded = texts[id] { return loaded }
-        guard let loaded = try environment.read({ tx in try StoredText.load(id, state: self, in: tx) }) else {
+        guard let loaded = try environment.read({ tx in try StoredText.load(id, from: self, replica: replica, in: tx) }) else {
             return nil
         }
         texts[id] = loaded
@@ -104,23 +121,6 @@ final class StoreState: @unchecked Sendable {
         let created = StoredText(text: ReplicatedText(replica: replica))
         texts[id] = created
         return created
-    }
-
-    /// The siblings under `parent` that share a ``Record/siblingName``.
-    func nameClashes(under parent: NodeID, names: (RecordID) -> String?) -> [NameClash] {
-        var byName: [String: [RecordID]] = [:]
-        var order: [String] = []
-        for child in tree.children(of: parent) {
-            let id = RecordID(child)
-            guard let name = names(id) else { continue }
-            if byName[name] == nil { order.append(name) }
-            byName[name, default: []].append(id)
-        }
-        let parentID = parent == .root ? nil : RecordID(parent)
-        return order.compactMap { name in
-            let ids = byName[name]!
-            return ids.count > 1 ? NameClash(parent: parentID, name: name, records: ids) : nil
-        }
     }
 }
 
@@ -177,27 +177,6 @@ struct WriteSession {
 }
 
 extension StoreState {
-    /// Notes `type`'s declared texts (see ``Record/texts``).
-    func learnTexts(_ type: any Record.Type) {
-        guard !anyTextTypes.contains(type.typeName) else { return }
-        guard let texts = type.texts else {
-            anyTextTypes.insert(type.typeName)
-            declaredTexts[type.typeName] = nil
-            return
-        }
-        if let known = declaredTexts[type.typeName], known.isSuperset(of: texts) { return }
-        declaredTexts[type.typeName, default: []].formUnion(texts)
-    }
-
-    /// Throws when `text`'s record is of a type that declares its texts and `text` is not
-    /// one of them.
-    func checkDeclared(_ text: TextID) throws(StoreError) {
-        guard let type = records[text.record]?.type, let declared = declaredTexts[type],
-            !declared.contains(text.field)
-        else { return }
-        throw .undeclaredText(text, type: type, declared: declared.sorted())
-    }
-
     /// Notes `type`'s sibling-name field inside a write; the commit stores it.
     func learn(_ type: any Record.Type) {
         learnTexts(type)

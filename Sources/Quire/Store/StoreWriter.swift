@@ -6,8 +6,13 @@ import QuireCore
 /// Noncopyable, so it cannot outlive the call that lends it.
 public struct StoreWriter: StoreReading, ~Copyable {
     public let _contents: StoreContents
+    /// The writer's state, which ``_contents`` lends to the reads.
+    let _state: StoreState
 
-    init(state: StoreState) { _contents = StoreContents(state: state) }
+    init(state: StoreState) {
+        _contents = StoreContents(view: state)
+        _state = state
+    }
 
     /// The ID the change being made will have: events of this change carry it, so a
     /// writer can recognise its own changes.

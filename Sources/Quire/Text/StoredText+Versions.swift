@@ -32,12 +32,12 @@ extension StoreReading where Self: ~Copyable {
     ///   the text, then O(*e* + *d* log *d* + *r* + *m*) for the text (see
     ///   `ReplicatedText.string(at:)`); the current version costs what ``string(of:)`` does.
     public func string(of text: TextID, at version: VersionVector) throws -> String {
-        try _state.checkDeclared(text)
-        guard let stored = try _state.existingText(text) else {
-            _ = try _state.textVersion(of: text, at: version, current: nil)  // refuses what it must
+        try _view.checkDeclared(text)
+        guard let stored = try _view.existingText(text) else {
+            _ = try _view.textVersion(of: text, at: version, current: nil)  // refuses what it must
             return ""
         }
-        let textVersion = try _state.textVersion(of: text, at: version, current: stored.text)
+        let textVersion = try _view.textVersion(of: text, at: version, current: stored.text)
         do { return try stored.text.string(at: textVersion) } catch { throw StoreError.text(text, error) }
     }
 
@@ -62,10 +62,10 @@ extension StoreReading where Self: ~Copyable {
     /// - Complexity: The two versions' log look-ups (as ``string(of:at:)``), then
     ///   O(*e* + *d* log *d* + *r* + *k*) for the text (see `ReplicatedText.diff(from:to:)`).
     public func diff(of text: TextID, from old: VersionVector, to new: VersionVector) throws -> TextDiff {
-        try _state.checkDeclared(text)
-        let stored = try _state.existingText(text)
-        let from = try _state.textVersion(of: text, at: old, current: stored?.text)
-        let to = try _state.textVersion(of: text, at: new, current: stored?.text)
+        try _view.checkDeclared(text)
+        let stored = try _view.existingText(text)
+        let from = try _view.textVersion(of: text, at: old, current: stored?.text)
+        let to = try _view.textVersion(of: text, at: new, current: stored?.text)
         guard let stored else { return TextDiff(edits: []) }
         do { return try stored.text.diff(from: from, to: to) } catch { throw StoreError.text(text, error) }
     }

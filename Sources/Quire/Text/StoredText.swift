@@ -34,16 +34,20 @@ final class StoredText {
 
     /// Reads the text `id`: its snapshot, then its operations in the changes after the
     /// checkpoint. `nil` when the store has neither.
+    ///
+    /// - Parameters:
+    ///   - log: The state or snapshot whose change log and checkpoint to read.
+    ///   - replica: This store's replica, which the text edits as.
     static func load<T: ReadableTransaction & ~Copyable>(
-        _ id: TextID, state: StoreState, in tx: borrowing T
+        _ id: TextID, from log: some ChangeLogReader, replica: ReplicaID, in tx: borrowing T
     ) throws -> StoredText? {
-        let layout = state.layout
+        let layout = log.layout
         let snapshot = try TextSnapshotStorage.read(id, layout: layout, in: tx)
-        let logged = try state.operationsSinceCheckpoint(in: tx, only: id)[id]
+        let logged = try log.operationsSinceCheckpoint(in: tx, only: id)[id]
         guard snapshot != nil || logged != nil else { return nil }
         let text: ReplicatedText
         do {
-            text = try snapshot.map { try ReplicatedText(replica: state.replica, state: $0) } ?? ReplicatedText(replica: state.replica)
+            text = try snapshot.map { try ReplicatedText(replica: replica, state: $0) } ?? ReplicatedText(replica: replica)
         } catch {
             throw StoreError.corrupt(database: layout.texts.name, problem: "text \(id): \(error)")
         }

@@ -73,11 +73,13 @@ struct TreeStorageLayout: Sendable {
         Key(parent.replica.rawValue, CompactInteger(parent.counter))
     }
 
-    /// The parent and child a children-index key names.
-    static func decodeChildKey(_ key: some RawBytes) throws(KeyReader.DecodingError) -> (parent: NodeID, child: NodeID) {
+    /// The parent, child and the child's position key a children-index key names.
+    static func decodeChildKey(
+        _ key: some RawBytes
+    ) throws(KeyReader.DecodingError) -> (parent: NodeID, child: NodeID, position: PositionKey) {
         var reader = KeyReader(key)
         let parent = NodeID(replica: ReplicaID(try reader.read(UInt64.self)), counter: try reader.read(CompactInteger.self).value)
-        _ = try reader.read([UInt8].self)
+        let position = PositionKey(try reader.read([UInt8].self))
         _ = try reader.read(CompactInteger.self)
         let moveReplica = try reader.read(UInt64.self)
         let counter = try reader.read(CompactInteger.self).value
@@ -88,7 +90,7 @@ struct TreeStorageLayout: Sendable {
         case let marker: throw KeyReader.DecodingError(offset: reader.offset - 1, problem: "child replica marker \(marker)")
         }
         try reader.finish()
-        return (parent, NodeID(replica: ReplicaID(replica), counter: counter))
+        return (parent, NodeID(replica: ReplicaID(replica), counter: counter), position)
     }
 
     // MARK: Records

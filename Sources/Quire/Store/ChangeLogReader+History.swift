@@ -3,7 +3,7 @@ import QuireCore
 
 /// Histories of a text and of a record, read from the change log alone: one scan of its
 /// entries, a run's changes summed without being made (``ChangeRun/forEachChange(_:)``).
-extension StoreState {
+extension ChangeLogReader {
     /// The logged changes that edited `text`, in causal order.
     ///
     /// - Complexity: One scan of the log, decoding each entry; O(*c*) per run of *c* changes
@@ -71,12 +71,12 @@ extension StoreState {
     /// Per replica, the first counter the change log still has (see `PrunedHistory.swift`).
     func historyKeptFrom() throws -> VersionVector {
         let layout = layout
-        return try environment.read { tx in try layout.prunedHistory(in: tx) }
+        return try withLogTransaction { tx in try layout.prunedHistory(in: tx) }
     }
 
     /// Calls `body` with every entry of the change log, in key order (replica, then counter).
     private func forEachLogEntry(_ body: (ChangeUnit) throws -> Void) throws {
-        try environment.read { tx in
+        try withLogTransaction { tx in
             try forEachLoggedUnit(in: .all, of: tx, body)
         }
     }

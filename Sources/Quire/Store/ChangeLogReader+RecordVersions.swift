@@ -13,7 +13,7 @@ import QuireCore
 /// replica's up to the creation's Lamport time, cannot touch the record; a change of the
 /// creator with a hierarchy operation older than the record's shows the version precedes
 /// the creation). Runs hold only text edits and are skipped without being decoded.
-extension StoreState {
+extension ChangeLogReader {
     /// The fields of the record `id` at `version`, or `nil` when the version does not
     /// include its creation.
     ///
@@ -52,7 +52,7 @@ extension StoreState {
     ///   without it.
     private func readLog(into search: inout FieldSearch, replicas: [(replica: ReplicaID, counter: UInt64)]) throws -> Bool {
         let layout = layout
-        return try environment.read { tx in
+        return try withLogTransaction { tx in
             let pruned = try layout.prunedHistory(in: tx)
             var gaps: [(replica: ReplicaID, counter: UInt64, missing: Set<String>)] = []
             for (replica, counter) in replicas {

@@ -8,7 +8,7 @@ import QuireCore
 /// version is where its last operation on the text among its changes below the version
 /// ends — found in the change log, read backwards from the version, so a recent version
 /// costs a few entries and an old one at most the replica's log below it.
-extension StoreState {
+extension ChangeLogReader {
     /// The version of `text` (in its own operation counters) that the store had at
     /// `version`.
     ///
@@ -25,7 +25,7 @@ extension StoreState {
     func textVersion(of text: TextID, at version: VersionVector, current: ReplicatedText?) throws -> VersionVector {
         let replicas = try replicasReached(by: version)
         let layout = layout
-        return try environment.read { tx in
+        return try withLogTransaction { tx in
             let pruned = try layout.prunedHistory(in: tx)
             var counters: [ReplicaID: UInt64] = [:]
             for (replica, counter) in replicas {

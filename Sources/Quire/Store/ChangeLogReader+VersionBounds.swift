@@ -1,6 +1,6 @@
 import QuireCore
 
-extension StoreState {
+extension ChangeLogReader {
     /// The replicas whose changes `version` counts, in replica order, each with its next
     /// counter there; refuses a version this store has not reached.
     ///

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Record type name → the texts its Swift types declare (``Record/texts``), learned from
+/// the types used in this process; type names some type declared `nil` for accept any
+/// text. Not stored: it describes the code, not the data.
+///
+/// One per open store, shared by the writer's state and every read snapshot, which learn
+/// from the types their transactions use on any thread (hence the lock).
+final class TextDeclarations: Sendable {
+    private struct Table {
+        var declared: [String: Set<String>] = [:]
+        var anyText: Set<String> = []
+    }
+
+    private let table = Mutex(Table())
+
+    /// Notes `type`'s declared texts.
+    func learn(_ type: any Record.Type) {
+        let name = type.typeName, texts = type.texts
+        table.withLock { table in
+            guard !table.anyText.contains(name) else { return }
+            guard let texts else {
+                table.anyText.insert(name)
+                table.declared[name] = nil
+                return
+            }
+            if let known = table.declared[name], known.isSuperset(of: texts) { return }
+            table.declared[name, default: []].formUnion(texts)
+        }
+    }
+
+    /// The texts records of `type` may have, or `nil` when any text goes (or the type
+    /// was not used in this process yet).
+    func declared(forType type: String) -> Set<String>? {
+        table.withLock { $0.declared[type] }
+    }
+}

@@ -1,0 +1,248 @@
+import LMDB
+import QuireCore
+
+/// A read transaction's view of the store: an LMDB read transaction, read on demand.
+///
+/// It sees the last commit before it began — of this process or another — and never
+/// waits for a writer: no lock of the store is taken, so a read runs while an import,
+/// a checkpoint or `verify` holds the writer's state. Records and tree nodes are read
+/// from LMDB as the body asks for them (a ``StoreReading/get(_:_:)`` is one `mdb_get` and
+/// a decode), the children of a node with one prefix scan of `tree.children`, a text
+/// from its snapshot and the log since the checkpoint — or, when the writer's state
+/// reflects exactly this commit and is not being written, from the text it holds in
+/// memory.
+///
+/// Used by one thread, inside ``Store/read(_:)``, which owns it; it ends (and the LMDB
+/// transaction with it) on that thread when `read` returns. What it read is kept for
+/// the rest of the body; nothing outlives it.
+final class StoreSnapshot: StoreView {
+    let layout: StoreLayout
+    let replica: ReplicaID
+    let declarations: TextDeclarations
+    /// The LMDB transaction whose commit the snapshot sees.
+    let transactionID: Int
+    /// The first error a read that cannot throw met; ``Store/read(_:)`` throws it.
+    private(set) var failure: (any Error)?
+
+    private let transaction: ReadTransaction
+    /// The store, whose writer state may lend a text it holds (see ``withText(_:_:)``).
+    private let store: Store
+    private var cachedMeta: StoreMeta?
+    private var cachedNameFields: [String: String]?
+    private var slotTexts: [UInt64: TextID] = [:]
+    private var loadedTexts: [TextID: StoredText] = [:]
+    private var absentTexts: Set<TextID> = []
+
+    init(store: Store, layout: StoreLayout, replica: ReplicaID, declarations: TextDeclarations) throws {
+        transaction = try store.environment.beginRead()
+        transactionID = transaction.transactionID
+        self.store = store
+        self.layout = layout
+        self.replica = replica
+        self.declarations = declarations
+    }
+
+    /// Keeps the first error met by a read that cannot throw.
+    private func note(_ error: any Error) {
+        if failure == nil { failure = error }
+    }
+
+    /// `body`'s result, or `fallback` after noting what it threw.
+    private func noting<R>(_ fallback: R, _ body: () throws -> R) -> R {
+        do { return try body() } catch {
+            note(error)
+            return fallback
+        }
+    }
+
+    // MARK: ChangeLogReader
+
+    var meta: StoreMeta {
+        if let cachedMeta { return cachedMeta }
+        let meta = noting(StoreMeta(
+            replica: replica, storeID: StoreID(bytes: Array(repeating: 0, count: StoreID.byteCount)), lamport: 0,
+            version: VersionVector(), lastDependencies: VersionVector(), checkpoint: VersionVector()
+        )) {
+            guard let bytes = try transaction.value(forKey: StoreLayout.metaKey, in: layout.meta) else {
+                throw StoreError.corrupt(database: layout.meta.name, problem: "the store's meta record disappeared")
+            }
+            var meta = try StoreMeta.decode(bytes)
+            try StoreState.catchUp(&meta, layout: layout, in: transaction)
+            return meta
+        }
+        cachedMeta = meta
+        return meta
+    }
+
+    func text(inSlot slot: UInt64) -> TextID? {
+        if let known = slotTexts[slot] { return known }
+        let text = noting(nil) { () throws -> TextID? in
+            guard let bytes = try transaction.value(forKey: StoreLayout.slotKey(slot), in: layout.textSlots) else { return nil }
+            do { return try StoreLayout.decodeText(bytes) } catch {
+                throw StoreError.corrupt(database: layout.textSlots.name, problem: "\(error)")
+            }
+        }
+        if let text { slotTexts[slot] = text }
+        return text
+    }
+
+    func withLogTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        try body(transaction)
+    }
+
+    // MARK: Records
+
+    func record(_ id: RecordID) -> RecordState? {
+        noting(nil) {
+            guard let bytes = try transaction.value(forKey: StoreLayout.recordKey(id), in: layout.records) else { return nil }
+            return try decodeRecord(bytes)
+        }
+    }
+
+    func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
+        noting([]) {
+            var result: [(id: RecordID, record: RecordState)] = []
+            try transaction.scan(layout.records) { key, value in
+                guard key.count == 16 else {
+                    throw StoreError.corrupt(database: layout.records.name, problem: "record key of \(key.count) bytes")
+                }
+                let record = try decodeRecord(Array(value))
+                if record.type == type { result.append((RecordID(TreeStorageLayout.nodeID(fromKey: key)), record)) }
+                return .continue
+            }
+            return result
+        }
+    }
+
+    private func decodeRecord(_ bytes: [UInt8]) throws(StoreError) -> RecordState {
+        do { return try RecordState.decode(bytes) } catch {
+            throw .corrupt(database: layout.records.name, problem: "\(error)")
+        }
+    }
+
+    func siblingName(of id: RecordID) -> String? {
+        guard let record = record(id), let field = nameFields[record.type], let value = record.fields[field]?.value else {
+            return nil
+        }
+        return JSONObjectScanner.string(from: value)
+    }
+
+    /// Record type name → its sibling-name field, as stored.
+    private var nameFields: [String: String] {
+        if let cachedNameFields { return cachedNameFields }
+        let fields = noting([:]) { () throws -> [String: String] in
+            guard let bytes = try transaction.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) else { return [:] }
+            do { return try StoreLayout.decodeNameFields(bytes) } catch {
+                throw StoreError.corrupt(database: layout.meta.name, problem: "\(error)")
+            }
+        }
+        cachedNameFields = fields
+        return fields
+    }
+
+    // MARK: Hierarchy
+
+    /// The stored record of `node`, `nil` for a fixed node or one not in the tree.
+    private func nodeRecord(_ node: NodeID) -> TreeNodeRecord? {
+        guard !node.isFixed else { return nil }
+        let nodes = layout.tree.nodes
+        return noting(nil) { () throws -> TreeNodeRecord? in
+            guard let bytes = try transaction.value(forKey: TreeStorageLayout.nodeKey(node), in: nodes) else { return nil }
+            var reader = ByteReader(bytes)
+            do { return try TreeStorageLayout.decodeNode(node, from: &reader) } catch {
+                throw StoreError.corrupt(database: nodes.name, problem: "\(error)")
+            }
+        }
+    }
+
+    func parent(of node: NodeID) -> NodeID? { nodeRecord(node)?.parent }
+
+    func contains(_ node: NodeID) -> Bool { node.isFixed || nodeRecord(node) != nil }
+
+    func isDeleted(_ node: NodeID) -> Bool {
+        var current = parent(of: node)
+        // A stored tree has no cycles; the bound only stops a damaged one.
+        for _ in 0..<(1 << 20) {
+            guard let parent = current else { return false }
+            if parent == .deletedRoot { return true }
+            current = self.parent(of: parent)
+        }
+        note(StoreError.corrupt(database: layout.tree.nodes.name, problem: "the ancestors of \(node) form a cycle"))
+        return false
+    }
+
+    func children(of node: NodeID) -> [NodeID] { childEntries(of: node).map(\.child) }
+
+    /// The children of `node` in sibling order, with their position keys: one prefix scan
+    /// of the children index.
+    private func childEntries(of node: NodeID) -> [(child: NodeID, position: PositionKey)] {
+        let children = layout.tree.children
+        return noting([]) {
+            var result: [(child: NodeID, position: PositionKey)] = []
+            try transaction.scan(children, range: .prefix(TreeStorageLayout.childrenPrefix(node))) { key, _ in
+                do {
+                    let entry = try TreeStorageLayout.decodeChildKey(key)
+                    result.append((entry.child, entry.position))
+                } catch {
+                    throw StoreError.corrupt(database: children.name, problem: "\(error)")
+                }
+                return .continue
+            }
+            return result
+        }
+    }
+
+    func placeBeforeDeletion(of node: NodeID) -> (parent: NodeID, index: Int, position: PositionKey)? {
+        guard var state = nodeRecord(node), state.parent == .deletedRoot, !state.lastMoveIsCreation else { return nil }
+        let log = layout.tree.log
+        // Back through the moves that kept it in the trash, as the in-memory tree does
+        // (`ReplicatedTree.placeBeforeDeletion(of:)`); each step goes to an earlier move.
+        while state.parent == .deletedRoot {
+            let entry = noting(nil) { () throws -> TreeLogRecord? in
+                guard let bytes = try transaction.value(forKey: TreeStorageLayout.logKey(state.lastMove), in: log) else {
+                    return nil  // truncated away
+                }
+                do { return try TreeStorageLayout.decodeLogEntry(bytes) } catch {
+                    throw StoreError.corrupt(database: log.name, problem: "\(error)")
+                }
+            }
+            guard let entry, entry.applied, entry.operation.node == node, let old = entry.old, old.lastMove < state.lastMove else {
+                return nil  // truncated away, or created in the trash
+            }
+            state = old
+        }
+        // A move now sorts after every sibling with an equal key.
+        let index = childEntries(of: state.parent).count { $0.position <= state.position }
+        return (state.parent, index, state.position)
+    }
+
+    // MARK: Texts
+
+    func existingText(_ id: TextID) throws -> StoredText? {
+        if let loaded = loadedTexts[id] { return loaded }
+        guard !absentTexts.contains(id) else { return nil }
+        guard let loaded = try StoredText.load(id, from: self, replica: replica, in: transaction) else {
+            absentTexts.insert(id)
+            return nil
+        }
+        loadedTexts[id] = loaded
+        return loaded
+    }
+
+    /// Borrows the writer's copy of the text when the writer's state reflects exactly this
+    /// snapshot's commit, holds the text already and no write is under way (its lock is
+    /// free: taken only if available, never waited for); otherwise reads the text from the
+    /// snapshot.
+    func withText<R>(_ id: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R {
+        if loadedTexts[id] == nil && !absentTexts.contains(id) {
+            var answer: Result<R, any Error>?
+            let transactionID = transactionID
+            store.state.withLockIfAvailable { state in
+                guard state.knownTransaction == transactionID, state.session == nil, let held = state.texts[id] else { return }
+                answer = Result { try body(held.text) }
+            }
+            if let answer { return try answer.get() }
+        }
+        return try body(existingText(id)?.text)
+    }
+}
