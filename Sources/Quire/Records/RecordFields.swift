@@ -48,8 +48,11 @@ enum RecordFields {
         }
     }
 
+    /// The record decoded as `type`: by ``FieldsDecoder`` when it can, else (and for
+    /// every error) through `JSONDecoder` as ``decodeNotingKeys(_:from:id:)`` does.
     static func decode<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
-        try decodeNotingKeys(type, from: fields, id: id).value.get()
+        if let value = try? Value(from: FieldsDecoder(fields: fields)) { return value }
+        return try decodeNotingKeys(type, from: fields, id: id).value.get()
     }
 
     /// The record decoded as `type`, with the fields `type` asked for while decoding
@@ -100,9 +103,23 @@ enum RecordFields {
         return fields
     }
 
-    private static func quoted(_ name: String) -> [UInt8] {
-        let data = (try? JSONEncoder().encode(name)) ?? Data("\"\"".utf8)
-        return Array(data)
+    /// `name` as a JSON string: quoted, with `"`, `\\` and control characters escaped.
+    static func quoted(_ name: String) -> [UInt8] {
+        var json: [UInt8] = [UInt8(ascii: "\"")]
+        json.reserveCapacity(name.utf8.count + 2)
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                json += [UInt8(ascii: "\\"), byte]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                json += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            default:
+                json.append(byte)
+            }
+        }
+        json.append(UInt8(ascii: "\""))
+        return json
     }
 }
 

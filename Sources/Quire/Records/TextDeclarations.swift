@@ -10,14 +10,20 @@ final class TextDeclarations: Sendable {
     private struct Table {
         var declared: [String: Set<String>] = [:]
         var anyText: Set<String> = []
+        /// The Swift types learned already: a type's declaration never changes, so each
+        /// is learned once (reads learn the type they decode, every time).
+        var learned: Set<ObjectIdentifier> = []
     }
 
     private let table = Mutex(Table())
 
     /// Notes `type`'s declared texts.
     func learn(_ type: any Record.Type) {
+        let swiftType = ObjectIdentifier(type)
+        guard !table.withLock({ $0.learned.contains(swiftType) }) else { return }
         let name = type.typeName, texts = type.texts
         table.withLock { table in
+            table.learned.insert(swiftType)
             guard !table.anyText.contains(name) else { return }
             guard let texts else {
                 table.anyText.insert(name)

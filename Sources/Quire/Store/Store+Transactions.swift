@@ -124,30 +124,34 @@ extension Store {
     }
 
     /// Runs `body` as a read body of this store on the calling thread: read bodies take
-    /// no lock, so this mark is how a call of the store from inside one is told apart.
+    /// no lock, so this mark is how a call of the store from inside one is told apart,
+    /// and how ``version`` and ``storeID`` find the snapshot the body reads.
     ///
     /// - Throws: ``StoreError/nestedTransaction(_:)`` (naming `call`) inside a read or
     ///   write body of this store on this thread, or what `body` throws.
-    func withReadingMark<R>(_ call: String, _ body: () throws -> R) throws -> R {
+    func withReadingMark<R>(_ call: String, _ body: (ReadingMark) throws -> R) throws -> R {
         let thread = currentThreadID()
         guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        let mark = ReadingMark()
         let entered = readingThreads.withLock { threads in
-            guard !threads.contains(thread) else { return false }
-            threads.append(thread)
+            guard threads[thread] == nil else { return false }
+            threads[thread] = mark
             return true
         }
         guard entered else { throw StoreError.nestedTransaction(call) }
-        defer {
-            readingThreads.withLock { threads in
-                if let index = threads.firstIndex(of: thread) { threads.remove(at: index) }
-            }
-        }
-        return try body()
+        defer { readingThreads.withLock { _ = $0.removeValue(forKey: thread) } }
+        return try body(mark)
     }
 
     /// Whether `thread` runs a read body of this store.
     private func isReading(on thread: UInt) -> Bool {
-        readingThreads.withLock { $0.contains(thread) }
+        readingThreads.withLock { $0[thread] != nil }
+    }
+
+    /// The snapshot of the read body the calling thread runs, if it runs one.
+    var snapshotReadByThisThread: StoreSnapshot? {
+        let thread = currentThreadID()
+        return readingThreads.withLock { $0[thread] }?.snapshot
     }
 
     /// The state, when the calling thread holds the store's lock (it runs a transaction
@@ -200,4 +204,13 @@ private func currentThreadID() -> UInt {
     #else
     return UInt(pthread_self())
     #endif
+}
+
+/// A read body running on one thread, with the snapshot it reads once begun.
+///
+/// `@unchecked Sendable`: the mark sits in the store's shared `readingThreads`, but its
+/// `snapshot` is set and read only by the thread whose ID keys it there — the thread
+/// that runs the body and owns the snapshot.
+final class ReadingMark: @unchecked Sendable {
+    var snapshot: StoreSnapshot?
 }

@@ -39,6 +39,7 @@ public final class Store: Sendable {
     /// Inside a transaction body of this store it answers from the state the body sees.
     public var storeID: StoreID {
         if let held = stateHeldByThisThread { return held.meta.storeID }
+        if let snapshot = snapshotReadByThisThread { return snapshot.meta.storeID }
         return (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
     }
 
@@ -48,7 +49,7 @@ public final class Store: Sendable {
     /// Set by ``close()``; read transactions check it without taking the lock.
     let isClosed = Atomic<Bool>(false)
     /// The threads running a read body of this store (see ``withReadingMark(_:_:)``).
-    let readingThreads = Mutex<[UInt]>([])
+    let readingThreads = Mutex<[UInt: ReadingMark]>([:])
     /// The thread that holds `state`'s lock, 0 when none (see ``withStateLock(_:_:)``).
     let lockHolder = Atomic<UInt>(0)
     /// The object `state` guards, for ``stateHeldByThisThread`` only: touched only by
@@ -153,6 +154,7 @@ public final class Store: Sendable {
     /// (the body's `tx.version` says the same).
     public var version: VersionVector {
         if let held = stateHeldByThisThread { return held.meta.version }
+        if let snapshot = snapshotReadByThisThread { return snapshot.meta.version }
         return (try? withCurrentState { $0.meta.version }) ?? state.withLock { $0.meta.version }
     }
 
@@ -185,7 +187,7 @@ public final class Store: Sendable {
     ///   ``StoreError/nestedTransaction(_:)`` when called inside a transaction body of
     ///   this store.
     public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
-        try withReadingMark("store.read") {
+        try withReadingMark("store.read") { mark in
             guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
             let snapshot: StoreSnapshot
             do {
@@ -196,6 +198,7 @@ public final class Store: Sendable {
             // Bound first, then lent: passing `StoreReader(view:)` straight to the generic
             // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
             // a nonCopyable type with a guaranteed value").
+            mark.snapshot = snapshot
             let reader = StoreReader(view: snapshot)
             let result = try body(reader)
             if let failure = snapshot.failure { throw failure }

@@ -171,7 +171,11 @@ final class StoreSnapshot: StoreView {
         return false
     }
 
-    func children(of node: NodeID) -> [NodeID] { childEntries(of: node).map(\.child) }
+    /// From the writer's tree when it reflects this snapshot (a list in memory, where a
+    /// large folder's index scan costs a key decode per child); else one prefix scan.
+    func children(of node: NodeID) -> [NodeID] {
+        borrowingWriter { $0.tree.children(of: node) } ?? childEntries(of: node).map(\.child)
+    }
 
     /// The children of `node` in sibling order, with their position keys: one prefix scan
     /// of the children index.
@@ -229,20 +233,34 @@ final class StoreSnapshot: StoreView {
         return loaded
     }
 
-    /// Borrows the writer's copy of the text when the writer's state reflects exactly this
-    /// snapshot's commit, holds the text already and no write is under way (its lock is
-    /// free: taken only if available, never waited for); otherwise reads the text from the
-    /// snapshot.
+    /// Borrows the writer's copy of the text when the writer's state reflects this
+    /// snapshot and holds the text already (see ``borrowingWriter(_:)``); otherwise reads
+    /// the text from the snapshot.
     func withText<R>(_ id: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R {
         if loadedTexts[id] == nil && !absentTexts.contains(id) {
-            var answer: Result<R, any Error>?
-            let transactionID = transactionID
-            store.state.withLockIfAvailable { state in
-                guard state.knownTransaction == transactionID, state.session == nil, let held = state.texts[id] else { return }
-                answer = Result { try body(held.text) }
+            let answer = borrowingWriter { state -> Result<R, any Error>? in
+                guard let held = state.texts[id] else { return nil }
+                return Result { try body(held.text) }
             }
-            if let answer { return try answer.get() }
+            if let answer = answer ?? nil { return try answer.get() }
         }
         return try body(existingText(id)?.text)
+    }
+
+    // MARK: The writer's state as a cache
+
+    /// `body`'s answer from the writer's in-memory state, when that state is a cache of
+    /// exactly this snapshot's commit — its known transaction is this one's, so neither
+    /// this process nor another has committed since — and no write is under way. The
+    /// store's lock is taken only if it is free, never waited for; `nil` otherwise, and
+    /// the caller reads LMDB.
+    private func borrowingWriter<R>(_ body: (StoreState) throws -> R) rethrows -> R? {
+        var answer: R?
+        let transactionID = transactionID
+        try store.state.withLockIfAvailable { state in
+            guard state.knownTransaction == transactionID, state.session == nil, !state.isClosed else { return }
+            answer = try body(state)
+        }
+        return answer
     }
 }

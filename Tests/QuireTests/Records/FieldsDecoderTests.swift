@@ -1,0 +1,102 @@
+import Foundation
+@testable import Quire
+import QuireCore
+import Testing
+
+/// The fast path of a read decodes a record from its fields without `JSONDecoder`; it
+/// must give what `JSONDecoder` gives, or give up.
+@Suite("Record fields: the fast decoder agrees with JSONDecoder")
+struct FieldsDecoderTests {
+    struct Inner: Codable, Equatable { var x: Int }
+    enum Mood: String, Codable { case calm, stormy }
+
+    struct Everything: Record, Equatable {
+        static let typeName = "test.everything"
+        var name: String
+        var escaped: String
+        var unicode: String
+        var count: Int
+        var negative: Int64
+        var big: UInt64
+        var small: Int8
+        var ratio: Double
+        var tiny: Double
+        var flag: Bool
+        var mood: Mood
+        var created: Date
+        var blob: Data
+        var link: URL
+        var inner: Inner
+        var list: [Int]
+        var table: [String: String]
+        var note: String?
+        var missingNote: String?
+        var seeAlso: RecordID?
+    }
+
+    static let sample = Everything(
+        name: "Ode", escaped: "a \"quote\", a \\ and a\nnewline", unicode: "naïve ✍️ 𝄞", count: 42,
+        negative: -9_000_000_000, big: .max, small: -128, ratio: 0.1, tiny: 1e-300, flag: true, mood: .stormy,
+        created: Date(timeIntervalSince1970: 1_780_000_000.25), blob: Data([0, 1, 2, 255]),
+        link: URL(string: "https://example.org/a?b=c")!, inner: Inner(x: 7), list: [1, 2, 3],
+        table: ["k": "v"], note: "set", missingNote: nil, seeAlso: RecordID(replica: ReplicaID(3), counter: 9))
+
+    /// What `JSONDecoder` makes of `fields`, and what the fast path makes of them.
+    static func both<T: Record & Equatable>(_ type: T.Type, _ fields: [String: [UInt8]]) -> (json: Result<T, StoreError>, fast: T?) {
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        return (RecordFields.decodeNotingKeys(T.self, from: fields, id: id).value, try? T(from: FieldsDecoder(fields: fields)))
+    }
+
+    @Test("every kind of field decodes to what JSONDecoder gives")
+    func agreesOnEveryKind() throws {
+        let fields = try RecordFields.encode(Self.sample)
+        let (json, fast) = Self.both(Everything.self, fields)
+        #expect(try json.get() == Self.sample)
+        #expect(fast == Self.sample, "the fast path decodes every kind, handing some values to JSONDecoder")
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        #expect(try RecordFields.decode(Everything.self, from: fields, id: id) == Self.sample)
+    }
+
+    @Test("the fast path decodes a plain record itself, with fields of a newer version beside")
+    func fastPathTaken() throws {
+        var fields = try RecordFields.encode(Self.sample)
+        for name in ["escaped", "created", "blob", "link", "inner", "list", "table", "ratio", "tiny"] { fields[name] = nil }
+        struct Plain: Record, Equatable {
+            static let typeName = "test.plain"
+            var name: String, unicode: String, count: Int, negative: Int64, big: UInt64, small: Int8, flag: Bool
+            var mood: FieldsDecoderTests.Mood, note: String?, missingNote: String?
+        }
+        fields["added by a newer version"] = Array("[1,{\"a\":null}]".utf8)
+        let fast = try Plain(from: FieldsDecoder(fields: fields))
+        #expect(fast == Plain(name: "Ode", unicode: "naïve ✍️ 𝄞", count: 42, negative: -9_000_000_000, big: .max, small: -128,
+                              flag: true, mood: .stormy, note: "set", missingNote: nil))
+        #expect(try Self.both(Plain.self, fields).json.get() == fast)
+    }
+
+    @Test("values the fast path must not accept give up, and the error is JSONDecoder's", arguments: [
+        ("count", "1.5"), ("count", "99999999999999999999"), ("count", "\"42\""), ("count", "null"),
+        ("small", "128"), ("big", "-1"), ("flag", "1"), ("name", "42"), ("name", "\"bad \\u0000 escape"),
+        ("mood", "\"sunny\""), ("ratio", "\"0.1\""), ("name", "\"unterminated"),
+    ])
+    func refusals(field: String, json: String) throws {
+        var fields = try RecordFields.encode(Self.sample)
+        fields[field] = Array(json.utf8)
+        let (viaJSON, fast) = Self.both(Everything.self, fields)
+        switch viaJSON {
+        case .success(let value): #expect(fast == nil || fast == value)
+        case .failure: #expect(fast == nil, "the fast path accepted \(json) for \(field)")
+        }
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        let viaDecode = Result { () throws(StoreError) in try RecordFields.decode(Everything.self, from: fields, id: id) }
+        #expect("\(viaDecode)" == "\(viaJSON)")
+    }
+
+    @Test("a missing field is JSONDecoder's keyNotFound")
+    func missingField() throws {
+        var fields = try RecordFields.encode(Self.sample)
+        fields["count"] = nil
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        let error = #expect(throws: StoreError.self) { try RecordFields.decode(Everything.self, from: fields, id: id) }
+        #expect("\(error.map { "\($0)" } ?? "")".contains("count"))
+    }
+}
