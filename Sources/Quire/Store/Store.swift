@@ -21,11 +21,12 @@ import Synchronization
 /// log; other replicas receive it through ``changes(since:)`` and ``apply(_:)`` (or delta
 /// files) and merge it without conflicts.
 ///
-/// Thread-safety: a `Store` may be used from any thread or task. Transactions are
-/// serialised by one lock, and their bodies are synchronous (LMDB's rule). Do not call
-/// the store from inside a transaction body: such a call throws
-/// ``StoreError/nestedTransaction(_:)`` (``version`` and ``storeID`` answer from the
-/// state the body sees). One process opens a store directory once;
+/// Thread-safety: a `Store` may be used from any thread or task. Reads run on LMDB
+/// snapshots, concurrently with each other and with a writer, and never wait; writes are
+/// serialised (by one lock in the process and LMDB's writer lock across processes). All
+/// bodies are synchronous (LMDB's rule). Do not call the store from inside a transaction
+/// body: such a call throws ``StoreError/nestedTransaction(_:)`` (``version`` and
+/// ``storeID`` answer from what the body sees). One process opens a store directory once;
 /// several processes may have it open at the same time (see ``init(directory:options:)``).
 public final class Store: Sendable {
     /// The directory holding the store's files.
