@@ -47,7 +47,16 @@ extension Store {
                     let committed = tx.transactionID - 1
                     try state.refresh(in: tx, snapshot: committed)
                     state.beginSession()
-                    let (value, applied) = try body(state)
+                    _ = state.records.takeFailure()  // a read outside this session's
+                    let value: R, applied: [ChangeID]
+                    do {
+                        (value, applied) = try body(state)
+                    } catch {
+                        // A record LMDB could not give (read as absent) explains what failed.
+                        throw state.records.takeFailure() ?? error
+                    }
+                    // The body may have read a record LMDB could not give: no commit of it.
+                    if let failure = state.records.takeFailure() { throw failure }
                     result = value
                     guard let commit = try state.prepareCommit(origin: origin, applied: applied) else {
                         return (nil, committed)

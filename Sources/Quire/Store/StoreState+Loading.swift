@@ -26,19 +26,7 @@ extension StoreState {
         guard let tree = try layout.tree.load(in: tx, replica: meta.replica, seed: nil) else {
             throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
         }
-        var records: [RecordID: RecordState] = [:]
         var failure: StoreError?
-        try tx.scan(layout.records) { key, value in
-            do throws(DecodingError) {
-                guard key.count == 16 else { throw .malformed("record key of \(key.count) bytes", at: 0) }
-                records[RecordID(TreeStorageLayout.nodeID(fromKey: key))] = try RecordState.decode(Array(value))
-            } catch {
-                failure = .corrupt(database: layout.records.name, problem: error.description)
-                return .stop
-            }
-            return .continue
-        }
-        if let failure { throw failure }
         var pending: [ChangeID: IncomingChange] = [:]
         try tx.scan(layout.pending) { _, value in
             do throws(StoreError) {
@@ -51,7 +39,7 @@ extension StoreState {
             return .continue
         }
         if let failure { throw failure }
-        let state = StoreState(environment: environment, layout: layout, meta: meta, records: records, tree: tree, pending: pending)
+        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: tree, pending: pending)
         state.knownTransaction = snapshot
         try tx.scan(layout.textSlots) { key, value in
             do throws(DecodingError) {
@@ -106,7 +94,7 @@ extension StoreState {
         let tree = try ReplicatedTree(replica: replica)
         try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)
         try layout.tree.writeInitialState(of: tree, in: tx)
-        let state = StoreState(environment: environment, layout: layout, meta: meta, records: [:], tree: tree, pending: [:])
+        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: tree, pending: [:])
         state.knownTransaction = tx.transactionID
         return state
     }
@@ -139,7 +127,7 @@ extension StoreState {
     /// (undo histories, the closed flag).
     private func adopt(_ fresh: StoreState) {
         meta = fresh.meta
-        records = fresh.records
+        records.removeAll()
         tree = fresh.tree
         texts = [:]
         pending = fresh.pending

@@ -236,6 +236,7 @@ extension StoreState {
             for (id, _) in commit.textOperations { textsSinceCheckpoint?.insert(id) }
         }
         knownTransaction = transaction
+        records.trim()
         self.session = nil
         return commit.event
     }

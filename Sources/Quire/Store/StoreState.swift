@@ -17,7 +17,8 @@ final class StoreState: StoreView, @unchecked Sendable {
     let environment: Environment
     let layout: StoreLayout
     var meta: StoreMeta
-    var records: [RecordID: RecordState]
+    /// The records read or written so far; others are read from LMDB on first use.
+    let records: RecordCache
     var tree: ReplicatedTree
     /// Texts read so far; others are read from disk on first use.
     var texts: [TextID: StoredText] = [:]
@@ -68,12 +69,12 @@ final class StoreState: StoreView, @unchecked Sendable {
 
     var replica: ReplicaID { meta.replica }
 
-    init(environment: Environment, layout: StoreLayout, meta: StoreMeta, records: [RecordID: RecordState],
-         tree: ReplicatedTree, pending: [ChangeID: IncomingChange]) {
+    init(environment: Environment, layout: StoreLayout, meta: StoreMeta, tree: ReplicatedTree,
+         pending: [ChangeID: IncomingChange]) {
         self.environment = environment
         self.layout = layout
         self.meta = meta
-        self.records = records
+        records = RecordCache(environment: environment, database: layout.records)
         self.tree = tree
         self.pending = pending
     }
@@ -89,7 +90,7 @@ final class StoreState: StoreView, @unchecked Sendable {
     func record(_ id: RecordID) -> RecordState? { records[id] }
 
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
-        records.compactMap { id, record in record.type == type ? (id, record) : nil }
+        records.records(ofType: type)
     }
 
     func parent(of node: NodeID) -> NodeID? { tree.parent(of: node) }

@@ -36,12 +36,12 @@ extension Store {
                     return .continue
                 }
                 statistics.pendingCount = try tx.count(in: layout.pending)
+                statistics.recordCount = try tx.count(in: layout.records)
                 try tx.scan(layout.texts) { key, _ in
                     if TextSnapshotStorage.isFirstChunk(key) { statistics.textCount += 1 }
                     return .continue
                 }
             }
-            statistics.recordCount = state.records.count
             let attributes = try? FileManager.default.attributesOfItem(atPath: directory + "/data.mdb")
             statistics.fileBytes = (attributes?[.size] as? NSNumber)?.intValue ?? 0
             return statistics

@@ -1,0 +1,120 @@
+import LMDB
+import QuireCore
+
+/// The records the writer has read or written: a cache over the `records` database of
+/// the transaction the writer's state reflects, plus what the open write session changed.
+///
+/// Opening reads no record; a record is read from LMDB on first use and kept. The cache
+/// is emptied when another process has written (``StoreState/refresh(in:snapshot:)``), and
+/// after a commit once it holds more than ``limit`` records, so its size follows what the
+/// writer touches, not the size of the store. Records are never removed from the store (a
+/// delete moves the node to the trash), so a cached "absent" only ever stands for a record
+/// the session has not created yet, or one a rollback took back.
+///
+/// Not thread-safe: it belongs to the writer's state, used under the store's lock.
+final class RecordCache {
+    /// Clean entries kept after a commit, at the most.
+    static let limit = 50_000
+
+    private let environment: Environment
+    private let database: Database
+    /// `nil` value: known to be absent.
+    private var entries: [RecordID: RecordState?] = [:]
+    /// The first error reading LMDB met; the next commit throws it (see ``takeFailure()``).
+    private var failure: StoreError?
+
+    init(environment: Environment, database: Database) {
+        self.environment = environment
+        self.database = database
+    }
+
+    /// The record `id`, read from LMDB on first use; `nil` when there is none.
+    ///
+    /// A read that fails (LMDB, or a damaged value) answers `nil` and keeps the error for
+    /// ``takeFailure()``: a write that met it throws instead of committing.
+    subscript(id: RecordID) -> RecordState? {
+        get {
+            if let entry = entries[id] { return entry }
+            let record = read(id)
+            entries[id] = .some(record)
+            return record
+        }
+        set { entries[id] = .some(newValue) }
+    }
+
+    private func read(_ id: RecordID) -> RecordState? {
+        let database = database
+        do {
+            return try environment.read { tx -> RecordState? in
+                guard let bytes = try tx.value(forKey: StoreLayout.recordKey(id), in: database) else { return nil }
+                do { return try RecordState.decode(bytes) } catch {
+                    throw StoreError.corrupt(database: database.name, problem: "record \(id): \(error)")
+                }
+            }
+        } catch {
+            if failure == nil { failure = (error as? StoreError) ?? .corrupt(database: database.name, problem: "\(error)") }
+            return nil
+        }
+    }
+
+    /// Every record of the type named `type`, in any order: the committed ones as LMDB has
+    /// them, with the session's changes over them.
+    /// A read that fails answers what it read so far and keeps the error, as the
+    /// subscript does.
+    func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
+        var result: [(id: RecordID, record: RecordState)] = []
+        var stored = Set<RecordID>()
+        let database = database
+        do {
+            try scan(type: type, into: &result, stored: &stored)
+        } catch {
+            if failure == nil { failure = (error as? StoreError) ?? .corrupt(database: database.name, problem: "\(error)") }
+        }
+        for (id, entry) in entries where !stored.contains(id) {
+            if let record = entry, record.type == type { result.append((id, record)) }
+        }
+        return result
+    }
+
+    private func scan(
+        type: String, into result: inout [(id: RecordID, record: RecordState)], stored: inout Set<RecordID>
+    ) throws {
+        let database = database
+        try environment.read { tx in
+            try tx.scan(database) { key, value in
+                guard key.count == 16 else {
+                    throw StoreError.corrupt(database: database.name, problem: "record key of \(key.count) bytes")
+                }
+                let id = RecordID(TreeStorageLayout.nodeID(fromKey: key))
+                stored.insert(id)
+                if let entry = entries[id] {
+                    if let record = entry, record.type == type { result.append((id, record)) }
+                    return .continue
+                }
+                let record: RecordState
+                do { record = try RecordState.decode(Array(value)) } catch {
+                    throw StoreError.corrupt(database: database.name, problem: "record \(id): \(error)")
+                }
+                if record.type == type { result.append((id, record)) }
+                return .continue
+            }
+        }
+    }
+
+    /// The records held (read, written or known absent).
+    var cachedCount: Int { entries.count }
+
+    /// Forgets every record read: another process wrote, or the cache grew past ``limit``.
+    func removeAll() { entries.removeAll() }
+
+    /// After a commit: keeps at most ``limit`` records.
+    func trim() {
+        if entries.count > Self.limit { entries.removeAll() }
+    }
+
+    /// The error a read met since the last call, once.
+    func takeFailure() -> StoreError? {
+        defer { failure = nil }
+        return failure
+    }
+}
