@@ -50,6 +50,7 @@ extension Store {
                     _ = state.records.takeFailure()  // a read outside this session's
                     let value: R, applied: [ChangeID]
                     do {
+                        defer { state.records.endReading() }
                         (value, applied) = try body(state)
                     } catch {
                         // A record LMDB could not give (read as absent) explains what failed.
@@ -126,7 +127,10 @@ extension Store {
         var result: R?  // outside, as in `commitTransaction`
         try state.withLock { state in
             lockHolder.store(thread, ordering: .relaxed)
-            defer { lockHolder.store(0, ordering: .relaxed) }
+            defer {
+                state.records.endReading()  // whatever the body read records for
+                lockHolder.store(0, ordering: .relaxed)
+            }
             result = try body(state)
         }
         return result!
