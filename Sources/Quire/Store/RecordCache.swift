@@ -53,6 +53,10 @@ final class RecordCache {
         set { entries[id] = .some(newValue) }
     }
 
+    /// Notes that `id` names a record not in LMDB — a node this replica just created, whose
+    /// ID is new — so that writing it reads nothing.
+    func noteNew(_ id: RecordID) { entries[id] = .some(nil) }
+
     /// The transaction misses are read in: the body's, begun now if need be.
     private func readTransaction() throws -> Reader {
         if let reader { return reader }

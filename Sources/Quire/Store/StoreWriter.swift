@@ -43,6 +43,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
             try tree.create(under: parent?.node ?? .root, at: index)
         }
         let id = RecordID(move.node)
+        _state.records.noteNew(id)
         writeFields(fields, of: id, type: T.typeName)
         return id
     }
