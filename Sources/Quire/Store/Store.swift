@@ -41,7 +41,7 @@ public final class Store: Sendable {
     public var storeID: StoreID {
         if let held = stateHeldByThisThread { return held.meta.storeID }
         if let snapshot = snapshotReadByThisThread { return snapshot.meta.storeID }
-        return (try? withCurrentState { $0.meta.storeID }) ?? state.withLock { $0.meta.storeID }
+        return (try? read { $0._view.meta.storeID }) ?? state.withLock { $0.meta.storeID }
     }
 
     let environment: Environment
@@ -150,13 +150,13 @@ public final class Store: Sendable {
     /// let delta = try phone.exportDelta(since: laptop.version)
     /// ```
     ///
-    /// It first catches up with what other processes committed. Inside a transaction
-    /// body of this store it answers from the state the body sees, without catching up
+    /// Read from the last commit, this process's or another's, without waiting for a
+    /// writer. Inside a transaction body of this store it answers from what the body sees
     /// (the body's `tx.version` says the same).
     public var version: VersionVector {
         if let held = stateHeldByThisThread { return held.meta.version }
         if let snapshot = snapshotReadByThisThread { return snapshot.meta.version }
-        return (try? withCurrentState { $0.meta.version }) ?? state.withLock { $0.meta.version }
+        return (try? read { $0.version }) ?? state.withLock { $0.meta.version }
     }
 
     /// Reads from a consistent view of the store.
@@ -277,16 +277,13 @@ public final class Store: Sendable {
     // MARK: Opening
 
     private static func load(environment: Environment, layout: StoreLayout, options: Options) throws -> StoreState {
-        let stored = try environment.read { tx in
-            try StoreState.load(environment: environment, layout: layout, in: tx, snapshot: tx.transactionID)
-        }
+        // Opening reads the meta record, not the store (see `StoreState.open`).
+        let stored = try environment.read { tx in try StoreState.open(environment: environment, layout: layout, in: tx) }
         if let stored { return stored }
         // Created under LMDB's writer lock: two processes opening a new store at once
         // agree on one replica.
         return try environment.write { tx in
-            if let stored = try StoreState.load(environment: environment, layout: layout, in: tx, snapshot: tx.transactionID - 1) {
-                return stored
-            }
+            if let stored = try StoreState.open(environment: environment, layout: layout, in: tx) { return stored }
             return try StoreState.create(
                 environment: environment, layout: layout, replica: options.replica ?? ReplicaID.random(), in: tx)
         }

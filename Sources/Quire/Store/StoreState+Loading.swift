@@ -83,6 +83,43 @@ extension StoreState {
         return state
     }
 
+    /// Reads only what opening a store needs, in `tx`: the meta record (this replica's
+    /// clocks caught up with its log), the hierarchy's state record (its layout checked)
+    /// and the sibling-name fields; `nil` when the environment holds no store yet.
+    ///
+    /// The rest — the tree, pending changes, name tables, text slots — is read by the
+    /// first transaction that needs the writer's state: the state knows no transaction
+    /// (``isLoaded`` is `false`), so ``refresh(in:snapshot:)`` reads it all. Read
+    /// transactions never need it (they read LMDB), so a process that only reads never
+    /// loads the store.
+    static func open<T: ReadableTransaction & ~Copyable>(
+        environment: Environment, layout: StoreLayout, in tx: borrowing T
+    ) throws -> StoreState? {
+        guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
+        var meta = try StoreMeta.decode(bytes)
+        try StoreState.catchUp(&meta, layout: layout, in: tx)
+        guard let treeState = try tx.value(forKey: TreeStorageLayout.stateKey, in: layout.tree.meta) else {
+            throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
+        }
+        let stored: TreeStorageLayout.State
+        do { stored = try TreeStorageLayout.decodeState(treeState) } catch {
+            throw TreeStoreError.corruptRecord(database: layout.tree.meta.name, problem: error.description)
+        }
+        guard stored.replica == meta.replica else {
+            throw TreeStoreError.replicaMismatch(stored: stored.replica, requested: meta.replica)
+        }
+        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: try ReplicatedTree(replica: meta.replica), pending: [:])
+        state.isLoaded = false
+        if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
+            do throws(DecodingError) {
+                state.nameFields = try StoreLayout.decodeNameFields(bytes)
+            } catch {
+                throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
+            }
+        }
+        return state
+    }
+
     /// Creates a new store in `tx` (the environment holds none): a new replica, a new
     /// store ID, an empty hierarchy.
     static func create(
@@ -108,7 +145,7 @@ extension StoreState {
     ///
     /// - Parameter snapshot: The transaction `tx` sees (see ``load(environment:layout:in:snapshot:)``).
     func refresh<T: ReadableTransaction & ~Copyable>(in tx: borrowing T, snapshot: Int) throws {
-        guard snapshot != knownTransaction else { return }
+        guard !isLoaded || snapshot != knownTransaction else { return }
         guard let fresh = try StoreState.load(environment: environment, layout: layout, in: tx, snapshot: snapshot) else {
             throw StoreError.corrupt(database: layout.meta.name, problem: "the store's meta record disappeared")
         }
@@ -141,6 +178,7 @@ extension StoreState {
         slotTexts = fresh.slotTexts
         nameFields = fresh.nameFields
         knownTransaction = fresh.knownTransaction
+        isLoaded = true
     }
 
     /// Adds what the changes between `version` and the current one touched to

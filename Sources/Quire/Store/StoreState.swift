@@ -59,6 +59,9 @@ final class StoreState: StoreView, @unchecked Sendable {
     /// The LMDB transaction whose committed state the memory reflects; another value in
     /// LMDB means another process wrote (see `StoreState+Loading.swift`).
     var knownTransaction = 0
+    /// Whether the tree, pending changes, names and text slots have been read: not after
+    /// ``open(environment:layout:in:)``, until the first transaction that needs them.
+    var isLoaded = true
     /// What other processes committed, noticed by ``refresh(in:snapshot:)`` and not yet
     /// published.
     var otherProcessEvent: StoreEvent?

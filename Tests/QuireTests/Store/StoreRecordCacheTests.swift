@@ -7,7 +7,7 @@ import Testing
 
 /// The writer reads records from LMDB on demand: opening loads none, the cache follows
 /// what writes touch, and a damaged record fails the write that reads it, not the open.
-@Suite("Store: records read on demand")
+@Suite("Store: opening loads nothing; records read on demand")
 struct StoreRecordCacheTests {
     typealias Folder = StoreSpec.Folder
     typealias File = StoreSpec.File
@@ -42,6 +42,36 @@ struct StoreRecordCacheTests {
         #expect(count == 2_001)
         #expect(readyInWrite == ["file 42", "file 43", "new"])
         #expect(try store.statistics().recordCount == 2_002)
+    }
+
+    @Test("opening reads the meta record only: reads never load the writer's state, the first write does")
+    func openingDefersTheTree() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let options = StoreSpec.options(replica: 1)
+        var store = try Store(directory: directory.path, options: options)
+        let (folder, file) = try store.write { tx in
+            let folder = try tx.insert(Folder(name: "Drafts"))
+            let file = try tx.insert(File(name: "Ode"), under: folder)
+            try tx.insert("The sea", at: 0, in: file.text("content"))
+            return (folder, file)
+        }
+        let version = store.version
+        try store.close()
+        store = try Store(directory: directory.path, options: options)
+        defer { try? store.close() }
+        let isLoaded = { store.state.withLock { $0.isLoaded } }
+        #expect(!isLoaded())
+        let read = try store.read { tx in
+            (tx.children(of: folder), try tx.string(of: file.text("content")), tx.path(of: file), tx.version)
+        }
+        #expect(read.0 == [file] && read.1 == "The sea" && read.2 == [folder, file] && read.3 == version)
+        #expect(store.version == version)
+        #expect(!isLoaded(), "reads and the version read LMDB, not the writer's state")
+        try store.write { tx in try tx.move(file, to: nil) }
+        #expect(isLoaded())
+        #expect(try store.read { tx in (tx.children(of: nil), tx.children(of: folder)) } == ([folder, file], []))
+        #expect(try store.changes().count == 2)
     }
 
     @Test("a write that touches more records than the cache keeps leaves it empty after the commit")
