@@ -19,8 +19,9 @@ struct StoreBenchCommandTests {
         #expect(object["folders"] as? Int == 2)
         #expect(object["runs"] as? Int == 1)
         for field in [
-            "build_ms", "open_ms", "rss_before_open_mb", "rss_after_open_mb", "get_us", "raw_get_us", "get_ratio",
-            "children_page_ms", "import_ms", "reader_max_wait_ms", "bytes_per_record", "two_process_ms",
+            "build_ms", "open_ms", "rss_before_open_mb", "rss_after_open_mb", "first_write_ms", "rss_after_first_write_mb",
+            "get_us", "raw_get_us", "get_ratio",
+            "children_page_ms", "children_all_ms", "import_ms", "reader_max_wait_ms", "bytes_per_record", "two_process_ms",
         ] {
             let value = try #require(object[field] as? Double, "missing \(field)")
             #expect(value > 0 && value.isFinite, "\(field) = \(value)")
@@ -28,6 +29,7 @@ struct StoreBenchCommandTests {
         let before = try #require(object["rss_before_open_mb"] as? Double)
         let after = try #require(object["rss_after_open_mb"] as? Double)
         #expect(after >= before)
+        #expect(try #require(object["rss_after_first_write_mb"] as? Double) >= before)
         #expect(after < 4_096, "a 2,000-record store should not take gigabytes: \(after) MiB")
         #expect(object["children"] as? Int == 20_000)
         #expect(object["delta_records"] as? Int == 2000)

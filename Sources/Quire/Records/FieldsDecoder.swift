@@ -15,20 +15,52 @@ struct FieldsDecoder: Decoder {
     /// Why the fast path gave up.
     struct GaveUp: Error {}
 
+    /// Whether the fast path gave up anywhere while decoding one record. A type whose
+    /// `init(from:)` swallows errors (`try?` with a default) would otherwise turn a
+    /// give-up into a value `JSONDecoder` would not give; the caller checks this after
+    /// the decode and takes the `JSONDecoder` path when it is set.
+    final class Attempt {
+        var gaveUp = false
+
+        /// Notes a give-up and returns the error to throw.
+        func giveUp() -> GaveUp {
+            gaveUp = true
+            return GaveUp()
+        }
+
+        /// `body`'s value, noting a give-up it throws.
+        func run<T>(_ body: () throws -> T) throws -> T {
+            do { return try body() } catch let error as GaveUp {
+                gaveUp = true
+                throw error
+            }
+        }
+    }
+
     let fields: [String: [UInt8]]
+    let attempt = Attempt()
+
+    /// The record decoded by the fast path, or `nil` when it gave up or `init(from:)`
+    /// threw.
+    static func decode<Value: Decodable>(_ type: Value.Type, from fields: [String: [UInt8]]) -> Value? {
+        let decoder = FieldsDecoder(fields: fields)
+        guard let value = try? Value(from: decoder), !decoder.attempt.gaveUp else { return nil }
+        return value
+    }
 
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(fields: fields))
+        KeyedDecodingContainer(Container(fields: fields, attempt: attempt))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw GaveUp() }
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw GaveUp() }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { throw attempt.giveUp() }
 
     private struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let fields: [String: [UInt8]]
+        let attempt: Attempt
 
         var codingPath: [any CodingKey] { [] }
         var allKeys: [Key] { fields.keys.compactMap { Key(stringValue: $0) } }
@@ -36,36 +68,36 @@ struct FieldsDecoder: Decoder {
         func contains(_ key: Key) -> Bool { fields[key.stringValue] != nil }
 
         private func value(_ key: Key) throws -> [UInt8] {
-            guard let bytes = fields[key.stringValue] else { throw GaveUp() }
+            guard let bytes = fields[key.stringValue] else { throw attempt.giveUp() }
             return bytes
         }
 
         func decodeNil(forKey key: Key) throws -> Bool { try value(key) == FieldValue.null }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try FieldValue.bool(value(key)) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try FieldValue.string(value(key)) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try FieldValue.double(value(key)) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw GaveUp() }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try FieldValue.integer(value(key)) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try FieldValue.integer(value(key)) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try FieldValue.integer(value(key)) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try FieldValue.integer(value(key)) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try FieldValue.integer(value(key)) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try FieldValue.integer(value(key)) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try FieldValue.integer(value(key)) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try FieldValue.integer(value(key)) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try FieldValue.integer(value(key)) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try FieldValue.integer(value(key)) }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try attempt.run { try FieldValue.bool(value(key)) } }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try attempt.run { try FieldValue.string(value(key)) } }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try attempt.run { try FieldValue.double(value(key)) } }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw attempt.giveUp() }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try attempt.run { try FieldValue.integer(value(key)) } }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try FieldValue.decode(type, from: value(key))
+            try attempt.run { try FieldValue.decode(type, from: value(key), attempt: attempt) }
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-            throw GaveUp()
+            throw attempt.giveUp()
         }
-        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw GaveUp() }
-        func superDecoder() throws -> any Decoder { throw GaveUp() }
-        func superDecoder(forKey key: Key) throws -> any Decoder { throw GaveUp() }
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
+        func superDecoder() throws -> any Decoder { throw attempt.giveUp() }
+        func superDecoder(forKey key: Key) throws -> any Decoder { throw attempt.giveUp() }
     }
 }
 
@@ -92,14 +124,39 @@ private enum FieldValue {
         return string
     }
 
-    /// A number in JSON's form (digits, sign, fraction, exponent), as `Double` reads it.
+    /// A number in JSON's form, as `Double` reads it.
     static func double(_ bytes: [UInt8]) throws -> Double {
-        let allowed = bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "+")
-            || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
-        guard allowed, bytes.count <= 32, let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else {
+        guard bytes.count <= 32, isJSONNumber(bytes), let value = Double(String(decoding: bytes, as: UTF8.self)),
+            value.isFinite
+        else {
             throw FieldsDecoder.GaveUp()
         }
         return value
+    }
+
+    /// Whether `bytes` is a number by JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
+    /// ([eE] [+-]? [0-9]+)?`.
+    static func isJSONNumber(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index += 1 }
+            return index - start
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let leadingZero = index < bytes.count && bytes[index] == UInt8(ascii: "0")
+        let whole = digits()
+        guard whole > 0, !leadingZero || whole == 1 else { return false }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return index == bytes.count
     }
 
     /// An integer written as digits with an optional minus sign, that fits `T`.
@@ -107,7 +164,10 @@ private enum FieldValue {
         var digits = bytes[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.count <= 20, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+        // JSON's form: no leading zero ("01" is not a JSON number), digits only.
+        guard !digits.isEmpty, digits.count <= 20, digits.count == 1 || digits.first != UInt8(ascii: "0"),
+            digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        else {
             throw FieldsDecoder.GaveUp()
         }
         var value: T = 0
@@ -123,14 +183,17 @@ private enum FieldValue {
 
     /// A value of another type: one that decodes from a single string, integer or
     /// boolean (enums, identifiers), or else by `JSONDecoder` from the field's bytes.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], attempt: FieldsDecoder.Attempt) throws -> T {
         if T.self == String.self { return try string(bytes) as! T }
         if T.self == Int.self { return try integer(bytes) as Int as! T }
         if T.self == Bool.self { return try bool(bytes) as! T }
         // The types JSONEncoder writes in its own way, and containers.
         let isSpecial = T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
         if !isSpecial, let first = bytes.first, first != UInt8(ascii: "{"), first != UInt8(ascii: "[") {
-            do { return try T(from: SingleValue(bytes: bytes)) } catch is FieldsDecoder.GaveUp {}
+            // Its own attempt: a give-up here falls back to JSONDecoder for this value only,
+            // also when the type's init swallowed it.
+            let single = SingleValue(bytes: bytes, attempt: FieldsDecoder.Attempt())
+            if let value = try? T(from: single), !single.attempt.gaveUp { return value }
         }
         return try JSONDecoder().decode(T.self, from: Data(bytes))
     }
@@ -138,29 +201,30 @@ private enum FieldValue {
     /// A decoder of one scalar value, for types that decode from a single value.
     private struct SingleValue: Decoder, SingleValueDecodingContainer {
         let bytes: [UInt8]
+        let attempt: FieldsDecoder.Attempt
 
         var codingPath: [any CodingKey] { [] }
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw FieldsDecoder.GaveUp() }
-        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw FieldsDecoder.GaveUp() }
+        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw attempt.giveUp() }
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
         func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
         func decodeNil() -> Bool { bytes == FieldValue.null }
-        func decode(_ type: Bool.Type) throws -> Bool { try FieldValue.bool(bytes) }
-        func decode(_ type: String.Type) throws -> String { try FieldValue.string(bytes) }
-        func decode(_ type: Double.Type) throws -> Double { try FieldValue.double(bytes) }
-        func decode(_ type: Float.Type) throws -> Float { throw FieldsDecoder.GaveUp() }
-        func decode(_ type: Int.Type) throws -> Int { try FieldValue.integer(bytes) }
-        func decode(_ type: Int8.Type) throws -> Int8 { try FieldValue.integer(bytes) }
-        func decode(_ type: Int16.Type) throws -> Int16 { try FieldValue.integer(bytes) }
-        func decode(_ type: Int32.Type) throws -> Int32 { try FieldValue.integer(bytes) }
-        func decode(_ type: Int64.Type) throws -> Int64 { try FieldValue.integer(bytes) }
-        func decode(_ type: UInt.Type) throws -> UInt { try FieldValue.integer(bytes) }
-        func decode(_ type: UInt8.Type) throws -> UInt8 { try FieldValue.integer(bytes) }
-        func decode(_ type: UInt16.Type) throws -> UInt16 { try FieldValue.integer(bytes) }
-        func decode(_ type: UInt32.Type) throws -> UInt32 { try FieldValue.integer(bytes) }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try FieldValue.integer(bytes) }
-        func decode<T: Decodable>(_ type: T.Type) throws -> T { throw FieldsDecoder.GaveUp() }
+        func decode(_ type: Bool.Type) throws -> Bool { try attempt.run { try FieldValue.bool(bytes) } }
+        func decode(_ type: String.Type) throws -> String { try attempt.run { try FieldValue.string(bytes) } }
+        func decode(_ type: Double.Type) throws -> Double { try attempt.run { try FieldValue.double(bytes) } }
+        func decode(_ type: Float.Type) throws -> Float { throw attempt.giveUp() }
+        func decode(_ type: Int.Type) throws -> Int { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: Int8.Type) throws -> Int8 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: Int16.Type) throws -> Int16 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: Int32.Type) throws -> Int32 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: Int64.Type) throws -> Int64 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: UInt.Type) throws -> UInt { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { throw attempt.giveUp() }
     }
 }

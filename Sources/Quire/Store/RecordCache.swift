@@ -31,8 +31,9 @@ final class RecordCache {
         let transaction: ReadTransaction
         init(_ transaction: consuming ReadTransaction) { self.transaction = transaction }
     }
-    /// The first error reading LMDB met; the next commit throws it (see ``takeFailure()``).
-    private var failure: StoreError?
+    /// The first error reading LMDB met; the body's transaction throws it (see
+    /// ``takeFailure()``). A record that failed to read is not cached.
+    private var failure: (any Error)?
 
     init(environment: Environment, database: Database) {
         self.environment = environment
@@ -46,9 +47,15 @@ final class RecordCache {
     subscript(id: RecordID) -> RecordState? {
         get {
             if let entry = entries[id] { return entry }
-            let record = read(id)
-            entries[id] = .some(record)
-            return record
+            do {
+                let record = try read(id)
+                entries[id] = .some(record)
+                return record
+            } catch {
+                // Not cached: the next transaction reads it again.
+                if failure == nil { failure = error }
+                return nil
+            }
         }
         set { entries[id] = .some(newValue) }
     }
@@ -65,22 +72,29 @@ final class RecordCache {
         return begun
     }
 
+    /// Makes `transaction` the one this body's misses are read in: a locked read body
+    /// reads at the very transaction the state was caught up in, not a later one.
+    func install(_ transaction: consuming ReadTransaction) {
+        reader = Reader(transaction)
+    }
+
+    /// Runs `body` in the body's read transaction when one is open; `nil` when none is.
+    func withOpenTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) rethrows -> R? {
+        guard let reader else { return nil }
+        return try body(reader.transaction)
+    }
+
     /// Ends the read transaction of the body that just returned. Called by the store after
     /// every transaction body (LMDB cannot grow the map while this thread holds a reader,
     /// and an open reader pins old pages).
     func endReading() { reader = nil }
 
-    private func read(_ id: RecordID) -> RecordState? {
+    private func read(_ id: RecordID) throws -> RecordState? {
         let database = database
-        do {
-            let reader = try readTransaction()
-            guard let bytes = try reader.transaction.value(forKey: StoreLayout.recordKey(id), in: database) else { return nil }
-            do { return try RecordState.decode(bytes) } catch {
-                throw StoreError.corrupt(database: database.name, problem: "record \(id): \(error)")
-            }
-        } catch {
-            if failure == nil { failure = (error as? StoreError) ?? .corrupt(database: database.name, problem: "\(error)") }
-            return nil
+        let reader = try readTransaction()
+        guard let bytes = try reader.transaction.value(forKey: StoreLayout.recordKey(id), in: database) else { return nil }
+        do { return try RecordState.decode(bytes) } catch {
+            throw StoreError.corrupt(database: database.name, problem: "record \(id): \(error)")
         }
     }
 
@@ -95,7 +109,7 @@ final class RecordCache {
         do {
             try scan(type: type, into: &result, stored: &stored)
         } catch {
-            if failure == nil { failure = (error as? StoreError) ?? .corrupt(database: database.name, problem: "\(error)") }
+            if failure == nil { failure = error }
         }
         for (id, entry) in entries where !stored.contains(id) {
             if let record = entry, record.type == type { result.append((id, record)) }
@@ -141,7 +155,7 @@ final class RecordCache {
     }
 
     /// The error a read met since the last call, once.
-    func takeFailure() -> StoreError? {
+    func takeFailure() -> (any Error)? {
         defer { failure = nil }
         return failure
     }

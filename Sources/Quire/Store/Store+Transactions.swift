@@ -90,11 +90,17 @@ extension Store {
         var result: R?  // outside, as in `commitTransaction`
         try withStateLock(call) { state in
             guard !state.isClosed else { throw StoreError.closed }
-            try environment.read { tx in try state.refresh(in: tx, snapshot: tx.transactionID) }
+            // The body reads what the state does not hold (records, texts) in the very
+            // transaction the state was caught up in, so all it sees is one commit.
+            let tx = try environment.beginRead()
+            try state.refresh(in: tx, snapshot: tx.transactionID)
+            state.records.install(tx)
             // Before the body, under the lock (as in `commitTransaction`): an observer the
             // body registers starts after what was caught up here.
             if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
+            _ = state.records.takeFailure()
             result = try body(state)
+            if let failure = state.records.takeFailure() { throw failure }
         }
         return result!
     }

@@ -219,6 +219,25 @@ extension StoreReading where Self: ~Copyable {
         _view.children(of: parent?.node ?? .root).map(RecordID.init)
     }
 
+    /// The first `limit` children of `parent` (`nil`: the top level) in sibling order: a
+    /// page of a large folder, without listing the rest.
+    ///
+    /// ```swift
+    /// let firstPage = try store.read { tx in
+    ///     try tx.children(of: inbox, limit: 100).compactMap { try tx.get(File.self, $0) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - parent: The parent record; `nil` for the top level.
+    ///   - limit: How many children at most; 0 or less gives none.
+    /// - Returns: The first `limit` children (all of them when there are fewer).
+    /// - Complexity: O(log *n* + `limit`) in a read transaction, which reads that many
+    ///   entries of the children index; O(*k*) in a write, which copies the list.
+    public func children(of parent: RecordID?, limit: Int) -> [RecordID] {
+        _view.children(of: parent?.node ?? .root, limit: limit).map(RecordID.init)
+    }
+
     /// The children of `parent` that are records of `type` and that `isIncluded` keeps, in
     /// sibling order.
     ///

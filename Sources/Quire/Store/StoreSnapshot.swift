@@ -173,8 +173,23 @@ final class StoreSnapshot: StoreView {
 
     /// From the writer's tree when it reflects this snapshot (a list in memory, where a
     /// large folder's index scan costs a key decode per child); else one prefix scan.
-    func children(of node: NodeID) -> [NodeID] {
-        borrowingWriter { $0.tree.children(of: node) } ?? childEntries(of: node).map(\.child)
+    func children(of node: NodeID, limit: Int?) -> [NodeID] {
+        if let borrowed = borrowingWriter({ $0.children(of: node, limit: limit) }) { return borrowed }
+        let children = layout.tree.children
+        let limit = limit.map { max(0, $0) } ?? .max
+        guard limit > 0 else { return [] }
+        return noting([]) {
+            var result: [NodeID] = []
+            try transaction.scan(children, range: .prefix(TreeStorageLayout.childrenPrefix(node))) { key, _ in
+                do {
+                    result.append(try TreeStorageLayout.child(fromChildKey: key))
+                } catch {
+                    throw StoreError.corrupt(database: children.name, problem: "\(error)")
+                }
+                return result.count < limit ? .continue : .stop
+            }
+            return result
+        }
     }
 
     /// The children of `node` in sibling order, with their position keys: one prefix scan

@@ -97,7 +97,11 @@ final class StoreState: StoreView, @unchecked Sendable {
     }
 
     func parent(of node: NodeID) -> NodeID? { tree.parent(of: node) }
-    func children(of node: NodeID) -> [NodeID] { tree.children(of: node) }
+    func children(of node: NodeID, limit: Int?) -> [NodeID] {
+        let all = tree.children(of: node)
+        guard let limit, limit < all.count else { return all }
+        return Array(all.prefix(max(0, limit)))
+    }
     func contains(_ node: NodeID) -> Bool { tree.contains(node) }
     func isDeleted(_ node: NodeID) -> Bool { tree.isDeleted(node) }
 
@@ -110,11 +114,17 @@ final class StoreState: StoreView, @unchecked Sendable {
     }
 
     /// The text `id`, read from disk on first use; `nil` when it was never written.
+    ///
+    /// Read in the body's read transaction when one is open (a locked read installs the
+    /// one it caught up in), else in a new one — inside a write, under LMDB's writer
+    /// lock, that sees the transaction the state reflects. Either way the text kept is of
+    /// ``knownTransaction``, which read snapshots rely on (`StoreSnapshot.withText`).
     func existingText(_ id: TextID) throws -> StoredText? {
         if let loaded = texts[id] { return loaded }
-        guard let loaded = try environment.read({ tx in try StoredText.load(id, from: self, replica: replica, in: tx) }) else {
-            return nil
+        let load = { (tx: borrowing ReadTransaction) throws -> StoredText? in
+            try StoredText.load(id, from: self, replica: self.replica, in: tx)
         }
+        guard let loaded = try records.withOpenTransaction(load) ?? environment.read(load) else { return nil }
         texts[id] = loaded
         return loaded
     }

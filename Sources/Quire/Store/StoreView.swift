@@ -18,8 +18,8 @@ protocol StoreView: ChangeLogReader {
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)]
     /// The parent of `node`, or `nil` for the fixed nodes and nodes not in the tree.
     func parent(of node: NodeID) -> NodeID?
-    /// The children of `node` in sibling order.
-    func children(of node: NodeID) -> [NodeID]
+    /// The children of `node` in sibling order; only the first `limit` when given.
+    func children(of node: NodeID, limit: Int?) -> [NodeID]
     /// Whether `node` is in the tree: a fixed node, or one with a parent.
     func contains(_ node: NodeID) -> Bool
     /// Whether `node` is inside the deleted-root's subtree.
@@ -40,6 +40,9 @@ protocol StoreView: ChangeLogReader {
 }
 
 extension StoreView {
+    /// The children of `node` in sibling order.
+    func children(of node: NodeID) -> [NodeID] { children(of: node, limit: nil) }
+
     /// Whether `id` is a record in the tree and not in the trash.
     func isLive(_ id: RecordID) -> Bool {
         contains(id.node) && !isDeleted(id.node) && record(id) != nil

@@ -93,6 +93,61 @@ struct TreeStorageLayout: Sendable {
         return (parent, NodeID(replica: ReplicaID(replica), counter: counter), position)
     }
 
+    /// The child a children-index key names, read in place — no copy of the key, no
+    /// position key made: listing a large folder decodes one key per child.
+    ///
+    /// - Throws: For a key that does not parse (checks bounds and the child-replica
+    ///   marker; ``decodeChildKey(_:)`` checks the rest).
+    static func child(fromChildKey key: UnsafeRawBufferPointer) throws(KeyReader.DecodingError) -> NodeID {
+        var offset = 8  // the parent's replica
+        func fail(_ problem: String) -> KeyReader.DecodingError { KeyReader.DecodingError(offset: offset, problem: problem) }
+        func compact() throws(KeyReader.DecodingError) -> UInt64 {
+            guard offset < key.count else { throw fail("key ends before a compact integer") }
+            let length = Int(key[offset])
+            guard length <= 8, offset + 1 + length <= key.count else { throw fail("compact integer of \(length) bytes") }
+            var value: UInt64 = 0
+            for index in (offset + 1)..<(offset + 1 + length) { value = value << 8 | UInt64(key[index]) }
+            offset += 1 + length
+            return value
+        }
+        func fixed() throws(KeyReader.DecodingError) -> UInt64 {
+            guard offset + 8 <= key.count else { throw fail("key ends inside a replica") }
+            var value: UInt64 = 0
+            for index in offset..<(offset + 8) { value = value << 8 | UInt64(key[index]) }
+            offset += 8
+            return value
+        }
+        guard key.count >= 8 else { throw fail("key of \(key.count) bytes") }
+        _ = try compact()  // the parent's counter
+        // The position key: escaped bytes up to the terminator 0x00 0x01.
+        while true {
+            guard offset + 1 < key.count else { throw fail("position key has no terminator") }
+            if key[offset] != 0 {
+                offset += 1
+            } else if key[offset + 1] == 0x01 {
+                offset += 2
+                break
+            } else {
+                guard key[offset + 1] == 0xFF else { throw fail("invalid escape in the position key") }
+                offset += 2
+            }
+        }
+        _ = try compact()  // the last move's clock
+        let moveReplica = try fixed()
+        let counter = try compact()
+        guard offset < key.count else { throw fail("key ends before the child replica marker") }
+        let marker = key[offset]
+        offset += 1
+        let replica: UInt64
+        switch marker {
+        case 0: replica = moveReplica
+        case 1: replica = try fixed()
+        default: throw fail("child replica marker \(marker)")
+        }
+        guard offset == key.count else { throw fail("\(key.count - offset) trailing bytes") }
+        return NodeID(replica: ReplicaID(replica), counter: counter)
+    }
+
     // MARK: Records
 
     /// The flags of a node record.

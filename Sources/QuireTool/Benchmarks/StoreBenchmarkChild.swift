@@ -14,17 +14,26 @@ enum StoreBenchmarkChild {
         var rss_before_open_mb: Double
         /// The process's resident memory with the store open, in MiB.
         var rss_after_open_mb: Double
+        /// Milliseconds of the first write after the open, one that changes nothing: the
+        /// writer's state (the tree, pending changes, names) is read then.
+        var first_write_ms: Double
+        /// The resident memory after that write, in MiB.
+        var rss_after_first_write_mb: Double
     }
 
-    /// Opens the store in `directory`, measures the open and the memory, and closes it.
+    /// Opens the store in `directory`, measures the open, the first write and the memory,
+    /// and closes it.
     static func open(_ directory: String, in context: ToolContext) throws {
         let before = try residentMegabytes()
         var store: Store?
         let time = try Timing.milliseconds { store = try Store(directory: directory) }
         let after = try residentMegabytes()
+        let write = try Timing.milliseconds { try store?.write { _ in } }
+        let afterWrite = try residentMegabytes()
         try store?.close()
-        context.output.writeLine(try BenchmarkJSON.line(
-            OpenReport(open_ms: time, rss_before_open_mb: before, rss_after_open_mb: after)))
+        context.output.writeLine(try BenchmarkJSON.line(OpenReport(
+            open_ms: time, rss_before_open_mb: before, rss_after_open_mb: after,
+            first_write_ms: write, rss_after_first_write_mb: afterWrite)))
     }
 
     /// Inserts `count` files named `"TAG INDEX"` into the store in `directory`, each in

@@ -44,7 +44,7 @@ struct FieldsDecoderTests {
     /// What `JSONDecoder` makes of `fields`, and what the fast path makes of them.
     static func both<T: Record & Equatable>(_ type: T.Type, _ fields: [String: [UInt8]]) -> (json: Result<T, StoreError>, fast: T?) {
         let id = RecordID(replica: ReplicaID(1), counter: 1)
-        return (RecordFields.decodeNotingKeys(T.self, from: fields, id: id).value, try? T(from: FieldsDecoder(fields: fields)))
+        return (RecordFields.decodeNotingKeys(T.self, from: fields, id: id).value, FieldsDecoder.decode(T.self, from: fields))
     }
 
     @Test("every kind of field decodes to what JSONDecoder gives")
@@ -67,7 +67,7 @@ struct FieldsDecoderTests {
             var mood: FieldsDecoderTests.Mood, note: String?, missingNote: String?
         }
         fields["added by a newer version"] = Array("[1,{\"a\":null}]".utf8)
-        let fast = try Plain(from: FieldsDecoder(fields: fields))
+        let fast = try #require(FieldsDecoder.decode(Plain.self, from: fields))
         #expect(fast == Plain(name: "Ode", unicode: "naïve ✍️ 𝄞", count: 42, negative: -9_000_000_000, big: .max, small: -128,
                               flag: true, mood: .stormy, note: "set", missingNote: nil))
         #expect(try Self.both(Plain.self, fields).json.get() == fast)
@@ -75,6 +75,8 @@ struct FieldsDecoderTests {
 
     @Test("values the fast path must not accept give up, and the error is JSONDecoder's", arguments: [
         ("count", "1.5"), ("count", "99999999999999999999"), ("count", "\"42\""), ("count", "null"),
+        ("count", "01"), ("count", "-01"), ("count", "1e2"), ("ratio", "01.5"), ("ratio", "1."), ("ratio", ".5"),
+        ("ratio", "1e"), ("ratio", "-"), ("ratio", "+1"),
         ("small", "128"), ("big", "-1"), ("flag", "1"), ("name", "42"), ("name", "\"bad \\u0000 escape"),
         ("mood", "\"sunny\""), ("ratio", "\"0.1\""), ("name", "\"unterminated"),
     ])
@@ -89,6 +91,30 @@ struct FieldsDecoderTests {
         let id = RecordID(replica: ReplicaID(1), counter: 1)
         let viaDecode = Result { () throws(StoreError) in try RecordFields.decode(Everything.self, from: fields, id: id) }
         #expect("\(viaDecode)" == "\(viaJSON)")
+    }
+
+    /// A type whose `init(from:)` swallows errors with a default.
+    struct Lenient: Record, Equatable {
+        static let typeName = "test.lenient"
+        var ratio: Float
+        var name: String
+        var mood: Mood
+        init(ratio: Float, name: String, mood: Mood) { (self.ratio, self.name, self.mood) = (ratio, name, mood) }
+        enum CodingKeys: String, CodingKey { case ratio, name, mood }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            ratio = (try? container.decode(Float.self, forKey: .ratio)) ?? -1
+            name = try container.decode(String.self, forKey: .name)
+            mood = (try? container.decode(Mood.self, forKey: .mood)) ?? .calm
+        }
+    }
+
+    @Test("a type that swallows errors gets what JSONDecoder gives, not a default for a give-up")
+    func lenientType() throws {
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        let fields = try RecordFields.encode(Lenient(ratio: 0.5, name: "x", mood: .stormy))
+        #expect(try RecordFields.decode(Lenient.self, from: fields, id: id) == Lenient(ratio: 0.5, name: "x", mood: .stormy))
+        #expect(FieldsDecoder.decode(Lenient.self, from: fields) == nil, "Float gives up, and the decode says so")
     }
 
     @Test("a missing field is JSONDecoder's keyNotFound")

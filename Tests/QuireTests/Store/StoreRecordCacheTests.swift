@@ -86,6 +86,31 @@ struct StoreRecordCacheTests {
         #expect(try store.read { tx in tx.children(of: nil).count } == RecordCache.limit + 1)
     }
 
+    @Test("a record read that fails for a moment (readers full) is not remembered as absent")
+    func transientFailureNotCached() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let a = replicas[0]
+        let file = try a.write { tx in try tx.insert(File(name: "Ode", status: "draft", rating: 5)) }
+        try StoreSpec.send(a, to: replicas[1])
+        let b = try replicas.reopen(1)  // nothing cached
+        try a.write { tx in try tx.update(file, as: File.self) { $0.status = "ready" } }
+        let missing = try a.changes(since: b.version)
+
+        var held: [HeldReader] = []
+        while held.count < 1_000 {
+            do { held.append(HeldReader(try b.environment.beginRead())) } catch { break }
+        }
+        #expect(held.count < 1_000, "LMDB's reader table filled up")
+        let failed = #expect(throws: LMDBError.self) { try b.write { tx in _ = try tx.get(File.self, file) } }
+        #expect(failed?.code == .readersFull, "\(String(describing: failed))")
+        held.removeAll()
+
+        #expect(try b.write { tx in try tx.get(File.self, file) } == File(name: "Ode", status: "draft", rating: 5))
+        try b.apply(missing)
+        #expect(try b.read { tx in try tx.get(File.self, file) } == File(name: "Ode", status: "ready", rating: 5))
+    }
+
     @Test("a damaged record fails the write that reads it, naming the database; the store is unchanged")
     func damagedRecord() throws {
         let directory = try TemporaryDirectory()
@@ -109,4 +134,10 @@ struct StoreRecordCacheTests {
         #expect(try store.read { tx in try tx.record(Folder.self, good).name } == "Better")
         #expect(throws: StoreError.self) { try store.read { tx in try tx.get(Folder.self, bad) } }
     }
+}
+
+/// A read transaction held in an array (it is noncopyable).
+private final class HeldReader {
+    let transaction: ReadTransaction
+    init(_ transaction: consuming ReadTransaction) { self.transaction = transaction }
 }

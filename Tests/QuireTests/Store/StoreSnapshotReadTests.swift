@@ -8,6 +8,12 @@ import Testing
 
 /// `store.read` on LMDB snapshots: it never waits for a writer, sees one commit from
 /// start to end, and answers exactly what the writer's in-memory state answers.
+/// The record type `store-test-typist` writes.
+private struct TypistFile: Record {
+    static let typeName = "file"
+    var name: String
+}
+
 @Suite("Store: reads on LMDB snapshots")
 struct StoreSnapshotReadTests {
     typealias Folder = StoreSpec.Folder
@@ -31,16 +37,16 @@ struct StoreSnapshotReadTests {
         }
         inWrite.wait()
         let readDone = DispatchSemaphore(value: 0)
-        let seen = LockedBox<String?>(nil)
+        let seen = Locked<String?>(nil)
         Thread.detachNewThread {
-            seen.value = try? store.read { tx in try tx.record(Folder.self, folder).name }
+            seen.set(try? store.read { tx in try tx.record(Folder.self, folder).name })
             readDone.signal()
         }
         let finished = readDone.wait(timeout: .now() + .seconds(30)) == .success
         release.signal()
         written.wait()
         #expect(finished, "the read waited for the write body")
-        #expect(seen.value == "Drafts", "the read saw the last commit, not the write in progress")
+        #expect(seen.get() == "Drafts", "the read saw the last commit, not the write in progress")
         #expect(try store.read { tx in try tx.record(Folder.self, folder).name } == "Poems")
     }
 
@@ -112,12 +118,52 @@ struct StoreSnapshotReadTests {
         #expect(fromSnapshot.lines.count > 40)
         #expect(fromSnapshot.lines.contains { $0.hasPrefix("  clashes [") && $0 != "  clashes []" })
         #expect(fromSnapshot.lines.contains { $0.contains("deleted true from index") })
+        #expect(fromSnapshot.lines.contains { $0.hasPrefix("  first two [") && $0.contains(", ") })
         for (snapshotLine, writerLine) in zip(fromSnapshot.lines, fromWriter.lines) where snapshotLine != writerLine {
             Issue.record("snapshot: \(snapshotLine)\nwriter:   \(writerLine)")
         }
         #expect(fromSnapshot == fromWriter)
         // The comparison can fail: a report of the store before its last write differs.
         #expect(fromSnapshot != (try store.read { tx in try Self.report(tx, early: VersionVector()) }))
+    }
+
+    @Test("a read never borrows a text the writer loaded after another process committed")
+    func noBorrowFromLaterCommit() throws {
+        let typist = try BuiltProducts.executable(named: "store-test-typist")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        let first = try runProcess(typist, ["type", path, "1", "5"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let store = try Store(directory: path)
+        defer { try? store.close() }
+        let file = try store.read { tx in try tx.all(TypistFile.self).first!.id }
+        let content = file.text("content")
+        let before = try store.read { tx in try tx.string(of: content) }
+
+        let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let seen = Locked<String?>(nil)
+        Thread.detachNewThread {
+            seen.set(try? store.read { tx -> String in
+                ready.signal()
+                go.wait()
+                return try tx.string(of: content)
+            })
+            done.signal()
+        }
+        ready.wait()
+        // An observation's first value runs on the writer's state, under its lock, after
+        // catching up; another process commits in between, then the value loads the text.
+        let observation = store.observe { tx -> String in
+            _ = try? runProcess(typist, ["type", path, "1", "10"])
+            return try tx.string(of: content)
+        }
+        _ = observation.makeAsyncIterator()
+        go.signal()
+        done.wait()
+        let after = try store.read { tx in try tx.string(of: content) }
+        #expect(before != after, "the child typed")
+        #expect(seen.get() == before, "a read begun before the child's commits saw \(String(describing: seen.get()))")
     }
 
     @Test("a damaged children entry makes the read throw, naming the database; other reads go on")
@@ -197,6 +243,7 @@ struct StoreSnapshotReadTests {
     /// Everything the public reads answer about the store, one line each.
     static func report<Tx: StoreReading & ~Copyable>(_ tx: borrowing Tx, early: VersionVector) throws -> Report {
         var lines = ["version \(tx.version)", "top \(tx.children(of: nil))", "trash \(tx.trash)"]
+        lines.append("first at top \(tx.children(of: nil, limit: 1)) all at top \(tx.children(of: nil, limit: 1_000))")
         lines.append("clashes top \(tx.nameClashes(under: nil))")
         let folders = try tx.all(Folder.self, includingDeleted: true)
         let files = try tx.all(File.self, includingDeleted: true)
@@ -206,6 +253,7 @@ struct StoreSnapshotReadTests {
         for id in folders.map(\.id) + files.map(\.id) {
             lines.append("\(id) type \(tx.typeName(of: id) ?? "-") parent \(tx.parent(of: id).map { "\($0)" } ?? "-")")
             lines.append("  path \(tx.path(of: id)) subtree \(tx.subtree(of: id)) children \(tx.children(of: id))")
+            lines.append("  first two \(tx.children(of: id, limit: 2)) none \(tx.children(of: id, limit: 0))")
             lines.append("  deleted \(tx.isDeleted(id)) from \(tx.deletedFrom(id).map { "\($0)" } ?? "-")")
             lines.append("  clashes \(tx.nameClashes(under: id))")
             lines.append("  files \(try tx.children(of: id, ofType: File.self).map(\.id))")
@@ -224,16 +272,5 @@ struct StoreSnapshotReadTests {
         lines.append("kept from \(try tx.historyKeptFrom)")
         lines.append("at a date \(try tx.version(at: Date(timeIntervalSince1970: 4_000_000_000)))")
         return Report(lines: lines)
-    }
-}
-
-/// A value two threads hand over, behind a lock.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
