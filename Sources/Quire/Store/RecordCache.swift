@@ -105,7 +105,6 @@ final class RecordCache {
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
         var result: [(id: RecordID, record: RecordState)] = []
         var stored = Set<RecordID>()
-        let database = database
         do {
             try scan(type: type, into: &result, stored: &stored)
         } catch {
