@@ -6,7 +6,7 @@ import QuireCore
 /// The versions are store versions — ``StoreReading/version``, what
 /// `quire status --version-out` writes — as for ``StoreReading/string(of:at:)``; the
 /// fields are found from the record's registers and the change log (see
-/// `StoreState+RecordVersions.swift`).
+/// `ChangeLogReader+RecordVersions.swift`).
 extension StoreReading where Self: ~Copyable {
     /// The record `id` decoded as `type` as it was when the store was at `version`, or
     /// `nil` when the version does not include its creation.

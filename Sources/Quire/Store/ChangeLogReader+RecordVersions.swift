@@ -102,7 +102,7 @@ extension ChangeLogReader {
 }
 
 /// The state of a search of the change log for a record's fields at a version (see
-/// `StoreState+RecordVersions.swift`): read one replica at a time, its changes newest first.
+/// `ChangeLogReader+RecordVersions.swift`): read one replica at a time, its changes newest first.
 private struct FieldSearch {
     let record: RecordID
     /// The fields whose value at the version the current registers do not show.

@@ -1,12 +1,13 @@
 import LMDB
 import QuireCore
 
-/// Reading a store's state out of LMDB, at open and again whenever another process has
-/// committed since this one last looked.
+/// Reading the writer's state out of LMDB: the little opening needs, then the rest at
+/// the first transaction that needs it, and again whenever another process has committed
+/// since this one last looked.
 ///
 /// LMDB is the source of truth. What a `StoreState` holds in memory is a cache of one
-/// committed LMDB transaction, ``StoreState/knownTransaction``. Every read and write of
-/// the store first compares that with LMDB's latest transaction (inside the read or
+/// committed LMDB transaction, ``StoreState/knownTransaction``. Every write and locked
+/// read of the store first compares that with LMDB's latest transaction (inside the read or
 /// write transaction, so under LMDB's own cross-process writer lock for writes); when
 /// they differ, another process (or another `Environment` user) wrote, and the cache is
 /// read again before anything else happens. Writes therefore always start from what is

@@ -5,7 +5,7 @@ import QuireCore
 ///
 /// The versions are store versions — ``StoreReading/version``, what
 /// `quire status --version-out` writes — mapped to the text's own versions through the
-/// change log (see `StoreState+TextVersions.swift`).
+/// change log (see `ChangeLogReader+TextVersions.swift`).
 extension StoreReading where Self: ~Copyable {
     /// The text as it read when the store was at `version`.
     ///
