@@ -11,7 +11,7 @@ struct TreeChildKeyTests {
     /// Keys of random children: replicas equal to the last move's or not, counters and
     /// clocks of every width, position keys with zero bytes.
     static func randomKeys(count: Int, seed: UInt64) -> [[UInt8]] {
-        var random = SplitMix(seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let widths: [UInt64] = [0, 1, 0xFF, 0x100, 0xFFFF_FFFF, .max]
             func number() -> UInt64 { random.next() % 3 == 0 ? widths[Int(random.next() % 6)] : random.next() >> (random.next() % 64) }
@@ -47,18 +47,5 @@ struct TreeChildKeyTests {
                 try (key + [0]).withUnsafeBytes { try TreeStorageLayout.child(fromChildKey: $0) }
             }
         }
-    }
-}
-
-/// A small deterministic generator for the keys above.
-private struct SplitMix {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

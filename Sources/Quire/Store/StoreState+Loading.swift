@@ -74,13 +74,7 @@ extension StoreState {
             return .continue
         }
         if let failure { throw failure }
-        if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
-            do throws(DecodingError) {
-                state.nameFields = try StoreLayout.decodeNameFields(bytes)
-            } catch {
-                throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
-            }
-        }
+        state.nameFields = try storedNameFields(layout: layout, in: tx)
         return state
     }
 
@@ -111,14 +105,20 @@ extension StoreState {
         }
         let state = StoreState(environment: environment, layout: layout, meta: meta, tree: try ReplicatedTree(replica: meta.replica), pending: [:])
         state.isLoaded = false
-        if let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) {
-            do throws(DecodingError) {
-                state.nameFields = try StoreLayout.decodeNameFields(bytes)
-            } catch {
-                throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
-            }
-        }
+        state.nameFields = try storedNameFields(layout: layout, in: tx)
         return state
+    }
+
+    /// The sibling-name fields the store keeps (empty when none were stored).
+    private static func storedNameFields<T: ReadableTransaction & ~Copyable>(
+        layout: StoreLayout, in tx: borrowing T
+    ) throws -> [String: String] {
+        guard let bytes = try tx.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) else { return [:] }
+        do throws(DecodingError) {
+            return try StoreLayout.decodeNameFields(bytes)
+        } catch {
+            throw StoreError.corrupt(database: layout.meta.name, problem: error.description)
+        }
     }
 
     /// Creates a new store in `tx` (the environment holds none): a new replica, a new
