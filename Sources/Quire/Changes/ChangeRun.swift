@@ -115,60 +115,27 @@ struct ChangeRun: Hashable, Sendable {
         return (text, operations)
     }
 
-    /// Whether `next` continues a run that ends with `previous`.
-    static func continues(_ previous: Change, with next: Change) -> Bool {
-        guard next.id.replica == previous.id.replica, next.id.counter == previous.endCounter,
-            next.dependencies.counters.isEmpty, next.lamport > previous.lamport,
-            next.time >= previous.time, (previous.time == 0) == (next.time == 0),
-            let (text, operations) = textEdit(of: next), let (previousText, previousOperations) = textEdit(of: previous),
-            text == previousText, let last = previousOperations.last,
-            operations[0].id == last.id.advanced(by: UInt64(last.length))
-        else { return false }
-        return true
-    }
-
     /// `changes` (in counter order per replica) cut into runs and single changes: each
     /// longest stretch of changes that continue one another (up to ``maximumChanges``)
     /// becomes one run.
-    static func units<Changes: RandomAccessCollection<Change>>(of changes: Changes) -> [ChangeUnit] where Changes.Index == Int {
-        var units: [ChangeUnit] = []
-        var start = changes.startIndex
-        while start < changes.endIndex {
-            var end = start + 1
-            if textEdit(of: changes[start]) != nil {
-                while end < changes.endIndex, end - start < maximumChanges, continues(changes[end - 1], with: changes[end]) {
-                    end += 1
-                }
-            }
-            units.append(end - start >= 2 ? .run(ChangeRun(joining: changes[start..<end])) : .change(changes[start]))
-            start = end
-        }
-        return units
+    static func units(of changes: some Sequence<Change>) -> [ChangeUnit] {
+        var joiner = ChangeRunJoiner()
+        for change in changes { joiner.add(change) }
+        return joiner.finish()
     }
 
-    /// The run of `changes`, which ``units(of:)`` found to continue one another.
-    private init<Changes: RandomAccessCollection<Change>>(joining changes: Changes) {
-        let first = changes.first!
-        id = first.id
-        lamport = first.lamport
-        count = UInt64(changes.count)
-        dependencies = first.dependencies
-        text = Self.textEdit(of: first)!.0
-        time = first.time
-        var steps = RepeatedWriter(), timeSteps = RepeatedWriter(), lengths = RepeatedWriter()
-        var previous: Change?
-        for change in changes {
-            if let previous {
-                steps.append(change.lamport - previous.lamport)
-                if time > 0 { timeSteps.append(change.time - previous.time) }  // `continues` checked the order
-            }
-            previous = change
-            lengths.append(Self.textEdit(of: change)!.1.reduce(0) { $0 + UInt64($1.length) })
-        }
-        lamportSteps = steps.values
-        self.timeSteps = timeSteps.values
-        self.lengths = lengths.values
-        operations = TextOperation.concatenated(changes.lazy.map { Self.textEdit(of: $0)!.1 })
+    /// A run of the one change `change`, a text edit (see ``textEdit(of:)``), to be
+    /// continued.
+    fileprivate init(startingWith change: Change, text: TextID, operations: [TextOperation]) {
+        id = change.id
+        lamport = change.lamport
+        lamportSteps = []
+        time = change.time
+        lengths = [Repeated(value: operations.reduce(0) { $0 + UInt64($1.length) }, times: 1)]
+        count = 1
+        dependencies = change.dependencies
+        self.text = text
+        self.operations = operations
     }
 
     // MARK: Cutting and expanding
@@ -277,16 +244,99 @@ struct ChangeRun: Hashable, Sendable {
     }
 }
 
-/// Collects values run-length coded.
-struct RepeatedWriter {
-    var values: [ChangeRun.Repeated] = []
-
-    mutating func append(_ value: UInt64) {
-        if values.last?.value == value {
-            values[values.count - 1].times += 1
+extension [ChangeRun.Repeated] {
+    /// Appends `value` to values run-length coded.
+    mutating func appendRepeated(_ value: UInt64) {
+        if last?.value == value {
+            self[count - 1].times += 1
         } else {
-            values.append(ChangeRun.Repeated(value: value, times: 1))
+            append(ChangeRun.Repeated(value: value, times: 1))
         }
+    }
+}
+
+/// Cuts changes, given one at a time in counter order per replica, into runs and single
+/// changes (see ``ChangeRun/units(of:)``), growing each run in place: a change costs its
+/// own operations, whatever the length of the run it joins.
+///
+/// The change log's fold starts one from the run the log ends with, to top it up with
+/// the keystrokes logged since (see `StoreState.foldLoggedChanges`).
+struct ChangeRunJoiner {
+    /// The run being grown, with what continuing it needs: its last change's Lamport and
+    /// wall-clock times (computing them from the run is O(its steps)), and its one change
+    /// while it has only one (to give it back as a single change).
+    private var open: (run: ChangeRun, lastLamport: UInt64, lastTime: UInt64, single: Change?)?
+    private var units: [ChangeUnit] = []
+    /// The run this joiner was started from, until a change continues it or it is closed.
+    private var initialRun: ChangeID?
+    /// Whether a change continued the run this joiner was started from.
+    private(set) var continuedInitialRun = false
+
+    /// A joiner whose first changes may continue `run`.
+    init(continuing run: ChangeRun? = nil) {
+        guard let run else { return }
+        open = (run, run.lastLamport, run.lastTime, nil)
+        initialRun = run.id
+    }
+
+    /// Adds the next change: joined onto the open run when it continues it, otherwise
+    /// closing that run and starting the next unit.
+    mutating func add(_ change: Change) {
+        guard let edit = ChangeRun.textEdit(of: change) else {
+            close()
+            units.append(.change(change))
+            return
+        }
+        guard var current = open, current.run.count < ChangeRun.maximumChanges, Self.continues(current, with: change, edit) else {
+            close()
+            open = (ChangeRun(startingWith: change, text: edit.0, operations: edit.1), change.lamport, change.time, change)
+            return
+        }
+        open = nil  // so `current` holds the only reference to the run's arrays
+        if current.run.id == initialRun { continuedInitialRun = true }
+        current.run.lamportSteps.appendRepeated(change.lamport - current.lastLamport)
+        if current.run.time > 0 { current.run.timeSteps.appendRepeated(change.time - current.lastTime) }
+        current.run.lengths.appendRepeated(edit.1.reduce(0) { $0 + UInt64($1.length) })
+        current.run.count += 1
+        TextOperation.append(edit.1, joiningOnto: &current.run.operations)
+        current.lastLamport = change.lamport
+        current.lastTime = change.time
+        current.single = nil
+        open = current
+    }
+
+    /// The units, in order.
+    mutating func finish() -> [ChangeUnit] {
+        close()
+        return units
+    }
+
+    private mutating func close() {
+        guard let current = open else { return }
+        open = nil
+        initialRun = nil
+        if let single = current.single {
+            units.append(.change(single))
+        } else {
+            units.append(current.run.count == 1 ? .change(current.run.changes[0]) : .run(current.run))
+        }
+    }
+
+    /// Whether `next`, whose text edit is `edit`, continues `open`: one more change of
+    /// the run's replica to its text, its operations following the run's, depending on
+    /// nothing but its predecessor, its clocks not going back.
+    private static func continues(
+        _ open: (run: ChangeRun, lastLamport: UInt64, lastTime: UInt64, single: Change?),
+        with next: Change, _ edit: (TextID, [TextOperation])
+    ) -> Bool {
+        let run = open.run
+        guard next.id.replica == run.id.replica, next.id.counter == run.endCounter,
+            next.dependencies.counters.isEmpty, next.lamport > open.lastLamport,
+            next.time >= open.lastTime, (open.lastTime == 0) == (next.time == 0),
+            edit.0 == run.text, let last = run.operations.last,
+            edit.1[0].id == last.id.advanced(by: UInt64(last.length))
+        else { return false }
+        return true
     }
 }
 

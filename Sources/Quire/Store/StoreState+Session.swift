@@ -349,21 +349,22 @@ extension StoreState {
                         singles.removeAll()
                         ids.removeAll()
                     }
-                    var changes = singles
-                    var replaced = ids
-                    if let run = openRun, let first = singles.first {
-                        let unit = try run.key.withUnsafeBytes { key in
-                            try run.value.withUnsafeBytes { value in try decodeLogEntry(key: key, value: value) }
-                        }
-                        if case .run(let open) = unit {
-                            let openChanges = open.changes
-                            if let last = openChanges.last, ChangeRun.continues(last, with: first) {
-                                changes = openChanges + singles
-                                replaced.insert(open.id, at: 0)
-                            }
-                        }
+                    guard !singles.isEmpty else { return }
+                    var initial: ChangeRun?
+                    if let run = openRun, case .run(let open) = try run.key.withUnsafeBytes({ key in
+                        try run.value.withUnsafeBytes { value in try decodeLogEntry(key: key, value: value) }
+                    }) {
+                        initial = open
                     }
-                    if replaced.count >= 2 { folded.append((ChangeRun.units(of: changes), replaced)) }
+                    // The open run is topped up in place, not expanded into its changes.
+                    var joiner = ChangeRunJoiner(continuing: initial)
+                    for change in singles { joiner.add(change) }
+                    var units = joiner.finish()
+                    var replaced = ids
+                    if let initial {
+                        if joiner.continuedInitialRun { replaced.insert(initial.id, at: 0) } else { units.removeFirst() }  // unchanged
+                    }
+                    if replaced.count >= 2 { folded.append((units, replaced)) }
                 }
                 try tx.scan(layout.changes, range: KeyRange(from: start, to: end)) { key, value in
                     do {

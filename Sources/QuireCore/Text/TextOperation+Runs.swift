@@ -57,12 +57,19 @@ extension TextOperation {
     public static func concatenated<Groups: Sequence>(_ groups: Groups) -> [TextOperation]
     where Groups.Element == [TextOperation] {
         var result: [TextOperation] = []
-        for group in groups {
-            for operation in group where !join(operation, ontoLastOf: &result) {
-                result.append(operation)
-            }
-        }
+        for group in groups { append(group, joiningOnto: &result) }
         return result
+    }
+
+    /// Appends `next` to `operations`, each joined onto the one before it where the two
+    /// form one run (see ``joined(with:)``): ``concatenated(_:)`` one group at a time,
+    /// for a caller that grows a joined list as changes come.
+    ///
+    /// - Complexity: O(next's operations + UTF-8 bytes); `operations` grows in place.
+    public static func append(_ next: [TextOperation], joiningOnto operations: inout [TextOperation]) {
+        for operation in next where !join(operation, ontoLastOf: &operations) {
+            operations.append(operation)
+        }
     }
 
     /// Joins `next` onto the last element of `operations` when the two form one run;
