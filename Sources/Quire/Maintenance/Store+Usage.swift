@@ -48,8 +48,8 @@ extension Store {
             guard !state.isClosed else { throw StoreError.closed }
             let layout = state.layout
             var usage = StoreUsage()
-            let all = [layout.meta, layout.changes, layout.pending, layout.records, layout.texts, layout.textSlots, layout.names,
-                       layout.tree.log, layout.tree.nodes, layout.tree.children, layout.tree.meta]
+            let all = [layout.meta, layout.changes, layout.pending, layout.records, layout.texts, layout.textStrings, layout.textSlots,
+                       layout.names, layout.tree.log, layout.tree.nodes, layout.tree.children, layout.tree.meta].compactMap { $0 }
             try environment.read { tx in
                 for database in all {
                     let statistics = try tx.statistics(of: database)

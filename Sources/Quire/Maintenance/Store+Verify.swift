@@ -416,6 +416,30 @@ struct StoreVerifier {
                 add(.indexes, database, "\(text)", "snapshot chunk \(chunk) has no first chunk", Remedy.restore)
             }
         }
+        // Each snapshot's string (format 5), read instead of the snapshot when nothing is
+        // logged since the checkpoint: it must be the snapshot's text exactly.
+        var strings: [TextID: [UInt8]] = [:]
+        if let stringsDatabase = layout.textStrings {
+            try tx.scan(stringsDatabase) { key, value in
+                do throws(KeyReader.DecodingError) {
+                    let (text, chunk) = try TextSnapshotStorage.decodeKey(key)
+                    if chunk == 0 {
+                        strings[text] = Array(value)
+                    } else if strings[text] != nil {  // chunks come in key order
+                        strings[text]! += Array(value)
+                    } else {
+                        add(.indexes, stringsDatabase.name, "\(text)", "string chunk \(chunk) has no first chunk", Remedy.restore)
+                    }
+                } catch {
+                    add(.indexes, stringsDatabase.name, Self.hex(Array(key)), "the key does not decode as (record, field[, chunk]): \(error.description)", Remedy.restore)
+                }
+                return .continue
+            }
+            let snapshotTexts = Set(snapshots.map(\.text))
+            for text in strings.keys.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) where !snapshotTexts.contains(text) {
+                add(.indexes, stringsDatabase.name, "\(text)", "the text has a string but no snapshot in texts", Remedy.restore)
+            }
+        }
         for (text, value) in snapshots {
             report.textCount += 1
             if !slotted.contains(text) {
@@ -425,7 +449,10 @@ struct StoreVerifier {
                 add(.indexes, database, "\(text)", "the text belongs to record \(text.record), which does not exist", Remedy.restore)
             }
             do {
-                _ = try ReplicatedText(replica: replica, state: value)
+                let decoded = try ReplicatedText(replica: replica, state: value)
+                if let string = strings[text], string != Array(decoded.string.utf8), let stringsDatabase = layout.textStrings {
+                    add(.indexes, stringsDatabase.name, "\(text)", "the string of the text's snapshot differs from the snapshot's text (\(string.count) bytes, not \(decoded.string.utf8.count)), so an opened store would show the wrong text", Remedy.restore)
+                }
             } catch {
                 add(.indexes, database, "\(text)", "the text snapshot does not decode: \(error)", Remedy.restore)
             }

@@ -12,6 +12,7 @@ import QuireCore
 /// | `text-slots` | `slot` | the text's ID: the change log names texts by slot |
 /// | `names` | `(replica, position)` | first-use counter and a name the replica's changes used (``ReplicaNames``) |
 /// | `texts` | `(record replica, record counter, field)` | text state snapshot as of the last checkpoint or later |
+/// | `text-strings` | `(record replica, record counter, field)` | the characters of that snapshot, UTF-8 (``TextSnapshotStorage``) |
 /// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
 struct StoreLayout: Sendable {
     /// 2: the hierarchy's compact layout (``TreeStorageLayout/layoutVersion`` 2), and
@@ -20,18 +21,25 @@ struct StoreLayout: Sendable {
     /// (``TextSnapshotStorage``).
     /// 4: wall-clock times on changes (``Change/time``): at the end of a change's log
     /// entry, in a run entry's head, and each replica's latest in the meta record.
-    static let formatVersion = 4
+    /// 5: each snapshot's characters in `text-strings`, written with it. An older build
+    /// would write snapshots without them and leave the strings stale, so it must refuse
+    /// the store; a store of format 4 or older simply has none yet.
+    static let formatVersion = 5
     /// Older formats this build reads as they are: everything a format-2 store holds is
     /// valid format 3. The meta record says 3 from its next write, after which an older
     /// build refuses the store instead of misreading a run or a chunked snapshot.
-    /// Format 3 entries are format 4 entries without times.
-    static let readableFormats: ClosedRange<UInt64> = 2...4
+    /// Format 3 entries are format 4 entries without times, and format 4 is format 5
+    /// without text strings.
+    static let readableFormats: ClosedRange<UInt64> = 2...5
 
     let meta: Database
     let changes: Database
     let pending: Database
     let records: Database
     let texts: Database
+    /// `nil` only when a store of format 4 or older is opened read-only: it has no
+    /// `text-strings` database, and a read-only open cannot add one.
+    let textStrings: Database?
     let textSlots: Database
     let names: Database
     let tree: TreeStorageLayout
@@ -42,9 +50,30 @@ struct StoreLayout: Sendable {
         pending = try environment.openDatabase(named: "pending")
         records = try environment.openDatabase(named: "records")
         texts = try environment.openDatabase(named: "texts")
+        textStrings = try Self.openTextStrings(in: environment, meta: meta)
         textSlots = try environment.openDatabase(named: "text-slots")
         names = try environment.openDatabase(named: "names")
         tree = try TreeStorageLayout(environment: environment, name: "tree")
+    }
+
+    /// Opens `text-strings`, which came with format 5. A store of an older format gets it
+    /// here — unless it is opened read-only (`nil`: its texts are read from their
+    /// snapshots), or it is of a format this build refuses, whose file must stay as it
+    /// was (`nil`, and opening throws ``StoreError/unsupportedFormat(found:supported:)``).
+    private static func openTextStrings(in environment: Environment, meta: Database) throws -> Database? {
+        do {
+            return try environment.openDatabase(named: "text-strings", options: [])
+        } catch let error as LMDBError where error.code == .notFound {
+            guard !environment.configuration.readOnly else { return nil }
+            let format = try environment.read { tx in
+                try tx.value(forKey: metaKey, in: meta).map { bytes in
+                    var reader = ByteReader(bytes)
+                    return try? reader.readVarint("format version")
+                }
+            }
+            if let format, !readableFormats.contains(format ?? 0) { return nil }
+            return try environment.openDatabase(named: "text-strings")
+        }
     }
 
     static let metaKey = Key("store")

@@ -376,7 +376,10 @@ extension StoreReading where Self: ~Copyable {
     ///   declares its ``Record/texts`` and this is not one of them (so do the other reads
     ///   and every edit of a text).
     public func string(of text: TextID) throws -> String {
-        try withDeclaredText(text) { $0?.string ?? "" }
+        try _view.checkDeclared(text)
+        // A text opened and shown: one read when its snapshot is all of it.
+        if let string = try _view.checkpointedString(of: text) { return string }
+        return try _view.withText(text) { $0?.string ?? "" }
     }
 
     /// Part of the text.

@@ -262,6 +262,14 @@ final class StoreSnapshot: StoreView {
         return try body(existingText(id)?.text)
     }
 
+    /// The snapshot's string of `id` when the snapshot is all of the text: nothing is
+    /// logged since the checkpoint (the store was closed, or checkpointed, since its last
+    /// change). A text already read in this transaction answers from memory instead.
+    func checkpointedString(of id: TextID) throws -> String? {
+        guard loadedTexts[id] == nil, meta.version == meta.checkpoint else { return nil }
+        return try TextSnapshotStorage.readString(id, layout: layout, in: transaction)
+    }
+
     // MARK: The writer's state as a cache
 
     /// `body`'s answer from the writer's in-memory state, when that state is a cache of

@@ -304,9 +304,7 @@ extension StoreState {
         }
         var bytes = 0
         for id in changed.sorted(by: { ($0.record, $0.field) < ($1.record, $1.field) }) {
-            let snapshot = try text(id).text.encodedState()
-            bytes += snapshot.count
-            TextSnapshotStorage.write(snapshot, of: id, into: &writes, layout: layout)
+            bytes += TextSnapshotStorage.write(try text(id).text, of: id, into: &writes, layout: layout)
         }
         newMeta.checkpoint = newMeta.version
         return bytes

@@ -113,6 +113,10 @@ final class StoreState: StoreView, @unchecked Sendable {
         try body(existingText(id)?.text)
     }
 
+    /// Always `nil`: the writer reads texts whole and keeps them, for the edits to come
+    /// (and a write session's own edits are in them, not on disk).
+    func checkpointedString(of id: TextID) throws -> String? { nil }
+
     /// The text `id`, read from disk on first use; `nil` when it was never written.
     ///
     /// Read in the body's read transaction when one is open (a locked read installs the

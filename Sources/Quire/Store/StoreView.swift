@@ -35,6 +35,10 @@ protocol StoreView: ChangeLogReader {
     /// there and then; cheaper than ``existingText(_:)`` where a reader can borrow a text
     /// already in memory.
     func withText<R>(_ id: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R
+    /// The characters of the text `id` read without its history — its snapshot's string,
+    /// when nothing is logged since the checkpoint (see ``TextSnapshotStorage``) — or
+    /// `nil` when they must be read from the text itself.
+    func checkpointedString(of id: TextID) throws -> String?
     /// The texts the record types used in this process declare.
     var declarations: TextDeclarations { get }
 }

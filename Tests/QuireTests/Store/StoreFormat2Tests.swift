@@ -6,7 +6,7 @@ import QuireTestSupport
 import Testing
 
 /// Stores of format 2 (before change runs and chunked snapshots) are read as they are and
-/// move to format 4 with their next write.
+/// move to the current format with their next write.
 @Suite("Store format: a format-2 store")
 struct StoreFormat2Tests {
     /// Tests/QuireTests/Fixtures: a store made by the Quire of 2026-12-02 (format 2) with
@@ -37,7 +37,7 @@ struct StoreFormat2Tests {
         return try environment.read { tx in try tx.value(forKey: Key("store"), in: meta)?.first }
     }
 
-    @Test("a format-2 store opens, reads its chapter, verifies healthy, and after typing with folds says format 4 (times kept from then on) and reads the same")
+    @Test("a format-2 store opens, reads its chapter, verifies healthy, and after typing with folds says format 5 (times and text strings kept from then on) and reads the same")
     func readsAndMovesOn() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -56,7 +56,7 @@ struct StoreFormat2Tests {
             try store.write { tx in try tx.insert(String(character), at: expected.unicodeScalars.count + offset, in: content) }
         }
         try store.close()
-        #expect(try Self.formatVersion(of: path) == 4)
+        #expect(try Self.formatVersion(of: path) == 5)
 
         let reopened = try Store(directory: path)
         defer { try? reopened.close() }

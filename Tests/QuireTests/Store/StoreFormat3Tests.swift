@@ -5,7 +5,8 @@ import QuireTestSupport
 import Testing
 
 /// Stores of format 3 (before wall-clock times) are read as they are: their changes have
-/// time 0, unknown; changes made from then on have times, and the store says format 4.
+/// time 0, unknown; changes made from then on have times, and the store says the
+/// current format (5).
 @Suite("Store format: a format-3 store")
 struct StoreFormat3Tests {
     /// Tests/QuireTests/Fixtures: a store made by the Quire of 2026-12-02 at commit 40a9da0
@@ -40,7 +41,7 @@ struct StoreFormat3Tests {
             try store.write { tx in try tx.insert(String(character), at: expected.unicodeScalars.count + offset, in: content) }
         }
         try store.close()
-        #expect(try StoreFormat2Tests.formatVersion(of: path) == 4)
+        #expect(try StoreFormat2Tests.formatVersion(of: path) == 5)
 
         let reopened = try Store(directory: path)
         defer { try? reopened.close() }
@@ -57,8 +58,8 @@ struct StoreFormat3Tests {
         #expect(try other.changes().map(\.time) == changes.map(\.time))
     }
 
-    @Test("the first change with a time rewrites the meta record to say format 4, before the store is closed: a store copied (or left by a crash) after one keystroke is refused by a format-3 build, not misread")
-    func firstTimedChangeSaysFormat4() throws {
+    @Test("the first change with a time rewrites the meta record to say the current format (5), before the store is closed: a store copied (or left by a crash) after one keystroke is refused by a format-3 build, not misread")
+    func firstTimedChangeSaysCurrentFormat() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (path, expected) = try StoreFormat2Tests.copyOfStore(format: 3, in: directory)
@@ -71,6 +72,6 @@ struct StoreFormat3Tests {
         let copy = directory.path + "/copy.quire"
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: copy + "/data.mdb")
-        #expect(try StoreFormat2Tests.formatVersion(of: copy) == 4)
+        #expect(try StoreFormat2Tests.formatVersion(of: copy) == 5)
     }
 }

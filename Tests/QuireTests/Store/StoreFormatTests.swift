@@ -25,7 +25,7 @@ struct StoreFormatTests {
             _ = try Store(directory: store)
             Issue.record("a format-1 store was opened")
         } catch let error as StoreError {
-            guard case .unsupportedFormat(found: 1, supported: 4) = error else {
+            guard case .unsupportedFormat(found: 1, supported: 5) = error else {
                 Issue.record("unexpected error \(error)")
                 return
             }

@@ -159,7 +159,7 @@ struct StoreToolCommandTests {
             let report = try json(try QuireExecutable.run(["info", "--json", "--store", store]))
             let databases = try #require(report["databases"] as? [[String: Any]])
             #expect(databases.compactMap { $0["name"] as? String } == [
-                "meta", "changes", "pending", "records", "texts", "text-slots", "names",
+                "meta", "changes", "pending", "records", "texts", "text-strings", "text-slots", "names",
                 "tree.log", "tree.nodes", "tree.children", "tree.meta",
             ])
             // The note's creation, and its two keystrokes folded into one run when the
