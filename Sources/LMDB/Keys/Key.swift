@@ -28,6 +28,9 @@ public struct Key: Hashable, Comparable, Sendable, RawBytes, CustomStringConvert
     /// - Parameter components: Integers, strings, byte arrays or other ``KeyComponent``s.
     public init<each Component: KeyComponent>(_ components: repeat each Component) {
         bytes = []
+        // One allocation for the usual key (two or three integers, a short name) instead
+        // of one per component as the array grows.
+        bytes.reserveCapacity(32)
         repeat (each components).appendKeyBytes(to: &bytes)
     }
 
