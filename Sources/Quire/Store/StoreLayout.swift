@@ -58,20 +58,19 @@ struct StoreLayout: Sendable {
 
     /// Opens `text-strings`, which came with format 5. A store of an older format gets it
     /// here — unless it is opened read-only (`nil`: its texts are read from their
-    /// snapshots), or it is of a format this build refuses, whose file must stay as it
-    /// was (`nil`, and opening throws ``StoreError/unsupportedFormat(found:supported:)``).
+    /// snapshots), or its meta record is one this build refuses (another format, or
+    /// damaged), whose file must stay as it was (`nil`, and opening throws).
     private static func openTextStrings(in environment: Environment, meta: Database) throws -> Database? {
         do {
             return try environment.openDatabase(named: "text-strings", options: [])
         } catch let error as LMDBError where error.code == .notFound {
             guard !environment.configuration.readOnly else { return nil }
-            let format = try environment.read { tx in
-                try tx.value(forKey: metaKey, in: meta).map { bytes in
-                    var reader = ByteReader(bytes)
-                    return try? reader.readVarint("format version")
-                }
+            // The whole meta record, not just its format: a damaged one fails the open too.
+            let opens = try environment.read { tx in
+                guard let bytes = try tx.value(forKey: metaKey, in: meta) else { return true }  // a new store
+                return (try? StoreMeta.decode(bytes)) != nil
             }
-            if let format, !readableFormats.contains(format ?? 0) { return nil }
+            guard opens else { return nil }
             return try environment.openDatabase(named: "text-strings")
         }
     }

@@ -139,4 +139,81 @@ struct StoreTextStringTests {
         #expect(try Store.verify(directory: path).isHealthy)
         #expect(try StoreFormat2Tests.formatVersion(of: path) == 3, "nothing was written")
     }
+
+    /// The string a read transaction gives, and the one the writer decodes.
+    private static func both(_ store: Store, _ text: TextID) throws -> (read: String, decoded: String) {
+        let read = try store.read { tx in try tx.string(of: text) }
+        let decoded = try store.write { tx in try tx.string(of: text) }
+        return (read, decoded)
+    }
+
+    @Test("after merges leaving changes pending, a record deleted and restored by undo, and compaction, each reopened store reads what the writer decodes")
+    func readMatchesDecode() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let paths = ["a", "b", "c"].map { directory.path + "/\($0).quire" }
+        var a = try Store(directory: paths[0], options: StoreSpec.options(replica: 1))
+        var b = try Store(directory: paths[1], options: StoreSpec.options(replica: 2))
+        var c = try Store(directory: paths[2], options: StoreSpec.options(replica: 3))
+        let file = try a.write { tx in try tx.insert(File(name: "Ode")) }
+        let text = file.text("content")
+        try a.write { tx in try tx.insert("hello", at: 0, in: text) }
+        try StoreSpec.send(a, to: b)
+        try StoreSpec.send(a, to: c)
+        try a.write { tx in try tx.insert("!", at: 5, in: text) }
+        try StoreSpec.send(a, to: b)
+        try b.write { tx in try tx.insert(" world", at: 6, in: text) }
+        // c gets b's change without a's it depends on: pending.
+        let onlyB = try b.changes(since: c.version).filter { $0.id.replica == ReplicaID(2) }
+        _ = try c.apply(onlyB)
+        try c.write { tx in try tx.insert(">", at: 0, in: text) }
+        for (index, store) in [a, b, c].enumerated() {
+            try store.close()
+            let reopened = try Store(directory: paths[index], options: StoreSpec.options(replica: UInt64(index + 1)))
+            let (read, decoded) = try Self.both(reopened, text)
+            #expect(read == decoded, "replica \(index + 1)")
+            try reopened.close()
+        }
+        a = try Store(directory: paths[0], options: StoreSpec.options(replica: 1))
+        b = try Store(directory: paths[1], options: StoreSpec.options(replica: 2))
+        c = try Store(directory: paths[2], options: StoreSpec.options(replica: 3))
+        try StoreSpec.send(a, to: c)  // the pending change applies now
+        try c.write { tx in try tx.delete(file) }
+        try c.write { tx in _ = try tx.undo() }
+        try c.write { tx in try tx.delete(0..<1, in: text) }
+        try c.compact(to: directory.path + "/copy.quire")
+        var (read, decoded) = try Self.both(c, text)
+        #expect(read == decoded)
+        try c.close()
+        let copy = try Store(directory: directory.path + "/copy.quire", options: StoreSpec.options(replica: 3))
+        (read, decoded) = try Self.both(copy, text)
+        #expect(read == decoded)
+        #expect(try copy.verify().isHealthy)
+        try copy.close()
+        c = try Store(directory: paths[2], options: StoreSpec.options(replica: 3))
+        (read, decoded) = try Self.both(c, text)
+        #expect(read == decoded)
+        try c.close()
+        try a.close()
+        try b.close()
+    }
+
+    @Test("a format-3 store whose meta record is damaged past its format is refused by a read-write open, which adds no text-strings database: its file is left as it was")
+    func refusedOpenLeavesFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (path, _) = try StoreFormat2Tests.copyOfStore(format: 3, in: directory)
+        do {
+            var configuration = Environment.Configuration()
+            configuration.maxDatabases = 16
+            let environment = try Environment(path: path, configuration: configuration)
+            defer { try? environment.close() }
+            let meta = try environment.openDatabase(named: "meta", options: [])
+            try environment.write { tx in try tx.put([3], forKey: Key("store"), in: meta) }  // format 3, then nothing
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
+        #expect(throws: (any Error).self) { _ = try Store(directory: path) }
+        let after = try Data(contentsOf: URL(fileURLWithPath: path + "/data.mdb"))
+        #expect(after == before, "a refused open wrote to the store's file")
+    }
 }
