@@ -141,7 +141,8 @@ extension StoreState {
             // The stored meta record may lag behind this replica's own counter and clock:
             // opening reads those from the last change (see `StoreState.catchUp`), so a
             // keystroke writes one record less. The replica's first change with a time
-            // writes it, though: it says format 4 before any entry with a time is on disk.
+            // writes it, though: it says format 4 or later before any entry with a time is
+            // on disk.
             writesMeta = !dependencies.counters.isEmpty || meta.times[replica] == nil
             newMeta.version.record(OperationID(replica: replica, counter: change.id.counter), count: change.count)
             event.changes = [change.id]
