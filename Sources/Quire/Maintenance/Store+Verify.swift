@@ -450,8 +450,11 @@ struct StoreVerifier {
             }
             do {
                 let decoded = try ReplicatedText(replica: replica, state: value)
-                if let string = strings[text], string != Array(decoded.string.utf8), let stringsDatabase = layout.textStrings {
-                    add(.indexes, stringsDatabase.name, "\(text)", "the string of the text's snapshot differs from the snapshot's text (\(string.count) bytes, not \(decoded.string.utf8.count)), so an opened store would show the wrong text", Remedy.restore)
+                if let string = strings[text], let stringsDatabase = layout.textStrings {
+                    let expected = Array(decoded.string.utf8)
+                    if string != expected {
+                        add(.indexes, stringsDatabase.name, "\(text)", "the string of the text's snapshot differs from the snapshot's text (\(string.count) bytes, not \(expected.count)), so an opened store would show the wrong text", Remedy.restore)
+                    }
                 }
             } catch {
                 add(.indexes, database, "\(text)", "the text snapshot does not decode: \(error)", Remedy.restore)

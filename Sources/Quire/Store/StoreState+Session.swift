@@ -355,13 +355,15 @@ extension StoreState {
                     }) {
                         initial = open
                     }
-                    // The open run is topped up in place, not expanded into its changes.
-                    var joiner = ChangeRunJoiner(continuing: initial)
+                    // The open run is topped up in place, not expanded into its changes; the
+                    // joiner holds its only copy, so its arrays grow without being copied.
+                    let initialID = initial?.id
+                    var joiner = ChangeRunJoiner(continuing: initial.take())
                     for change in singles { joiner.add(change) }
                     var units = joiner.finish()
                     var replaced = ids
-                    if let initial {
-                        if joiner.continuedInitialRun { replaced.insert(initial.id, at: 0) } else { units.removeFirst() }  // unchanged
+                    if let initialID {
+                        if joiner.continuedInitialRun { replaced.insert(initialID, at: 0) } else { units.removeFirst() }  // unchanged
                     }
                     if replaced.count >= 2 { folded.append((units, replaced)) }
                 }
