@@ -23,14 +23,16 @@ final class TransactionGate: @unchecked Sendable {
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let changed: UnsafeMutablePointer<pthread_cond_t>
-    private var active = 0
-    private var exclusiveHeld = false
-    private var closed = false
+    // Unchecked exclusivity: `mutex` serializes every access, so Swift's dynamic checks
+    // (six calls into the runtime per transaction) only cost time.
+    @exclusivity(unchecked) private var active = 0
+    @exclusivity(unchecked) private var exclusiveHeld = false
+    @exclusivity(unchecked) private var closed = false
     /// Why later transactions are refused once closed.
-    private var closedReason = LMDBError.Code.environmentClosed
+    @exclusivity(unchecked) private var closedReason = LMDBError.Code.environmentClosed
     /// The threads that hold transactions, with what they hold. Few at a time, so a
     /// linear scan beats hashing.
-    private var threads: [(thread: UInt, state: ThreadState)] = []
+    @exclusivity(unchecked) private var threads: [(thread: UInt, state: ThreadState)] = []
 
     private func state(of thread: UInt) -> ThreadState? {
         threads.first { $0.thread == thread }?.state

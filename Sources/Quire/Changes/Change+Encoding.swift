@@ -46,14 +46,15 @@ extension Change {
     private var replicaTable: [ReplicaID] {
         // Tables are short (a keystroke's has one entry): a linear search beats hashing.
         var table = [id.replica]
-        func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
-        for replica in dependencies.counters.keys.sorted() { note(replica) }
+        if !dependencies.counters.isEmpty {
+            for replica in dependencies.counters.keys.sorted() { ReplicaIndex.add(replica, to: &table) }
+        }
         for operation in operations {
             switch operation {
-            case .fields(let record, _, _): note(record.replica)
+            case .fields(let record, _, _): ReplicaIndex.add(record.replica, to: &table)
             case .text(let text, let textOperations):
-                note(text.record.replica)
-                TextOperationCoding.replicas(in: textOperations).forEach(note)
+                ReplicaIndex.add(text.record.replica, to: &table)
+                TextOperationCoding.addReplicas(of: textOperations, to: &table)
             case .tree: break
             }
         }
@@ -61,7 +62,7 @@ extension Change {
     }
 
     /// Writes the body; `writeText` names a text (by ID on the wire, by slot in the log).
-    func encodeBody(into writer: inout ByteWriter, writeText: (TextID, [ReplicaID: Int], inout ByteWriter) -> Void) {
+    func encodeBody(into writer: inout ByteWriter, writeText: (TextID, ReplicaIndex, inout ByteWriter) -> Void) {
         let table = replicaTable
         writer.write(varint: count)
         writer.write(varint: lamport)
@@ -202,9 +203,8 @@ extension ByteWriter {
     ///
     /// - Returns: Each replica's index in the table.
     @discardableResult
-    mutating func write(replicaTable table: [ReplicaID], dependencies: VersionVector) -> [ReplicaID: Int] {
-        var index: [ReplicaID: Int] = [:]
-        for (position, replica) in table.enumerated() { index[replica] = position }
+    mutating func write(replicaTable table: [ReplicaID], dependencies: VersionVector) -> ReplicaIndex {
+        let index = ReplicaIndex(table)
         write(varint: UInt64(table.count - 1))
         for replica in table.dropFirst() { write(replica: replica) }
         let dependencies = dependencies.counters.sorted { $0.key < $1.key }
@@ -220,7 +220,7 @@ extension ByteWriter {
         withUnsafeBytes(of: replica.rawValue.littleEndian) { write(raw: $0) }
     }
 
-    mutating func write(record: RecordID, index: [ReplicaID: Int]) {
+    mutating func write(record: RecordID, index: ReplicaIndex) {
         write(varint: UInt64(index[record.replica]!))
         write(varint: record.counter)
     }

@@ -49,10 +49,9 @@ struct ChangeRun: Hashable, Sendable {
     /// the log alike, so a run's encoded operations are the same bytes in both.
     var replicaTable: [ReplicaID] {
         var table = [id.replica]
-        func note(_ replica: ReplicaID) { if !table.contains(replica) { table.append(replica) } }
-        for replica in dependencies.counters.keys.sorted() { note(replica) }
-        note(text.record.replica)
-        TextOperationCoding.replicas(in: operations).forEach(note)
+        for replica in dependencies.counters.keys.sorted() { ReplicaIndex.add(replica, to: &table) }
+        ReplicaIndex.add(text.record.replica, to: &table)
+        TextOperationCoding.addReplicas(of: operations, to: &table)
         return table
     }
 

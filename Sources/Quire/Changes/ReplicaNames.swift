@@ -32,6 +32,23 @@ struct ReplicaNames: Hashable, Sendable {
         return names.count - 1
     }
 
+    /// Whether the table knows every name `unit` uses: the usual case (a keystroke names
+    /// its text's field again), which then needs no copy of the table and no new arrays.
+    func knowsEveryName(in unit: ChangeUnit) -> Bool {
+        switch unit {
+        case .run(let run):
+            return index[run.text.field] != nil
+        case .change(let change):
+            return change.operations.allSatisfy { operation in
+                switch operation {
+                case .fields(_, let type, let values): index[type] != nil && values.keys.allSatisfy { index[$0] != nil }
+                case .text(let text, _): index[text.field] != nil
+                case .tree: true
+                }
+            }
+        }
+    }
+
     /// The names `change` uses, in the table's order.
     static func names(in change: Change) -> [String] {
         var result: [String] = []

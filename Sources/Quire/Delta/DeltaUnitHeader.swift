@@ -36,9 +36,8 @@ struct DeltaUnitHeader {
     /// Writes the flags byte (the header's bits and `unitFlags`) and the header.
     ///
     /// - Returns: Each replica's position in the table, for the unit's body.
-    func encode(into writer: inout ByteWriter, sender: ReplicaID?, unitFlags: UInt8) -> [ReplicaID: Int] {
-        var index: [ReplicaID: Int] = [:]
-        for (position, replica) in table.enumerated() { index[replica] = position }
+    func encode(into writer: inout ByteWriter, sender: ReplicaID?, unitFlags: UInt8) -> ReplicaIndex {
+        let index = ReplicaIndex(table)
         let dependencies = dependencies.sorted { $0.key < $1.key }
         var flags = unitFlags
         if id.replica == sender { flags |= Flag.fromSender }

@@ -393,6 +393,7 @@ extension StoreState {
     /// Adds the names `unit` uses to its replica's table (see ``noteNames(of:)-change``).
     func noteNames(of unit: ChangeUnit) {
         let replica = unit.id.replica
+        if names[replica]?.knowsEveryName(in: unit) == true { return }
         var table = names[replica] ?? ReplicaNames()
         let learned = table.learn(from: unit)
         guard !learned.isEmpty else { return }

@@ -121,8 +121,19 @@ extension StoreState {
             operations += textOperations.map { StoreOperation.text($0.0, $0.1) }
             guard !operations.isEmpty else { return nil }
             // Only what this replica learned since its previous change (see Change+Encoding).
-            let others = VersionVector(meta.version.counters.filter { $0.key != replica && $0.value > 0 })
-            let dependencies = VersionVector(others.counters.filter { meta.lastDependencies[$0.key] != $0.value })
+            // Usually nothing (typing): then no vector is built.
+            var otherCount = 0
+            var learned = false
+            for (other, counter) in meta.version.counters where other != replica && counter > 0 {
+                otherCount += 1
+                if meta.lastDependencies[other] != counter { learned = true }
+            }
+            let others = learned || otherCount != meta.lastDependencies.counters.count
+                ? VersionVector(meta.version.counters.filter { $0.key != replica && $0.value > 0 })
+                : meta.lastDependencies
+            let dependencies = learned
+                ? VersionVector(others.counters.filter { meta.lastDependencies[$0.key] != $0.value })
+                : VersionVector()
             // Never before the replica's previous change: a replica's times only grow, so a
             // delta file gives each as a small step from the one before.
             let now = UInt64(max(1, min(clock().timeIntervalSince1970.rounded(.down), Double(Change.maximumTime - 1))))
@@ -484,7 +495,7 @@ extension StoreState {
     func logEntry(
         _ unit: ChangeUnit, sent: EncodedRunOperations? = nil, newSlots: inout [TextID: UInt64], writes: inout DiskWrites
     ) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = ByteWriter(capacity: 64)  // a keystroke's entry is about 20 bytes
         unit.encodeLogEntry(into: &writer, sent: sent) { text, writer in
             let slot: UInt64
             if let known = textSlots[text] ?? newSlots[text] {

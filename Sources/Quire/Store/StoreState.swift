@@ -14,57 +14,60 @@ import Synchronization
 /// `Mutex` (`Store.state.withLock`): the only references handed out are the noncopyable
 /// transactions, which cannot leave the closure that runs under the lock.
 final class StoreState: StoreView, @unchecked Sendable {
+    // The stored properties skip Swift's dynamic exclusivity checks: every access happens
+    // under the store's lock, on the one thread that holds it, and never overlaps. The
+    // checks cost a keystroke's commit some fifty calls into the runtime.
     let environment: Environment
     let layout: StoreLayout
-    var meta: StoreMeta
+    @exclusivity(unchecked) var meta: StoreMeta
     /// The records read or written so far; others are read from LMDB on first use.
     let records: RecordCache
-    var tree: ReplicatedTree
+    @exclusivity(unchecked) var tree: ReplicatedTree
     /// Texts read so far; others are read from disk on first use.
-    var texts: [TextID: StoredText] = [:]
+    @exclusivity(unchecked) var texts: [TextID: StoredText] = [:]
     /// Changes from other replicas waiting for their dependencies.
-    var pending: [ChangeID: IncomingChange]
+    @exclusivity(unchecked) var pending: [ChangeID: IncomingChange]
     /// The write transaction in progress, if any.
-    var session: WriteSession?
+    @exclusivity(unchecked) var session: WriteSession?
     /// Changes and change-log bytes since the last checkpoint (see ``StoredText``).
-    var changesSinceCheckpoint = 0
-    var bytesSinceCheckpoint = 0
+    @exclusivity(unchecked) var changesSinceCheckpoint = 0
+    @exclusivity(unchecked) var bytesSinceCheckpoint = 0
     /// The size of the snapshots the last checkpoint wrote (0 until one is written):
     /// the next is due after a quarter of that in log (see ``StoredText``).
-    var lastSnapshotBytes = 0
+    @exclusivity(unchecked) var lastSnapshotBytes = 0
     /// Commits since the log's keystroke changes were last folded into runs.
-    var changesSinceFold = 0
+    @exclusivity(unchecked) var changesSinceFold = 0
     /// The texts changed since the last checkpoint; `nil` until known (after opening,
     /// the first checkpoint reads them from the log).
-    var textsSinceCheckpoint: Set<TextID>?
+    @exclusivity(unchecked) var textsSinceCheckpoint: Set<TextID>?
     /// Each replica's names in order of first use (see ``ReplicaNames``).
-    var names: [ReplicaID: ReplicaNames] = [:]
+    @exclusivity(unchecked) var names: [ReplicaID: ReplicaNames] = [:]
     /// The change log names texts by these store-local numbers.
-    var textSlots: [TextID: UInt64] = [:]
-    var slotTexts: [UInt64: TextID] = [:]
+    @exclusivity(unchecked) var textSlots: [TextID: UInt64] = [:]
+    @exclusivity(unchecked) var slotTexts: [UInt64: TextID] = [:]
     /// Record type name → its ``Record/siblingNameField``, as learned from the types
     /// used; kept in the store.
-    var nameFields: [String: String] = [:]
+    @exclusivity(unchecked) var nameFields: [String: String] = [:]
     /// The texts the record types used in this process declare; shared with the read
     /// snapshots, and kept when the state is read again.
     let declarations = TextDeclarations()
     /// Set by ``Store/close()``.
-    var isClosed = false
+    @exclusivity(unchecked) var isClosed = false
     /// The wall clock that stamps this replica's changes (``Store/Options/clock``).
     var clock: @Sendable () -> Date = { Date() }
     /// This replica's undo and redo steps.
-    var undoHistory = UndoHistory()
+    @exclusivity(unchecked) var undoHistory = UndoHistory()
     /// The editing sessions holding typing not committed yet.
     let bufferedTyping = BufferedTyping()
     /// The LMDB transaction whose committed state the memory reflects; another value in
     /// LMDB means another process wrote (see `StoreState+Loading.swift`).
-    var knownTransaction = 0
+    @exclusivity(unchecked) var knownTransaction = 0
     /// Whether the tree, pending changes, names and text slots have been read: not after
     /// ``open(environment:layout:in:)``, until the first transaction that needs them.
-    var isLoaded = true
+    @exclusivity(unchecked) var isLoaded = true
     /// What other processes committed, noticed by ``refresh(in:snapshot:)`` and not yet
     /// published.
-    var otherProcessEvent: StoreEvent?
+    @exclusivity(unchecked) var otherProcessEvent: StoreEvent?
     /// Whether anyone observes the store: only then is what other processes committed
     /// worked out for an event (reading their changes back costs as much as the reload).
     /// Atomic: set as observers come and go, which may happen inside a transaction.
@@ -143,55 +146,65 @@ final class StoreState: StoreView, @unchecked Sendable {
 }
 
 /// What a write transaction has done so far, to write it as one change or to undo it.
-struct WriteSession {
+///
+/// A class: the state holds one for the transaction and every step of a write reads or
+/// adds to it in place. As a struct of some twenty collections, each `guard let session`
+/// copied (retained, then released) all of them, several times per keystroke.
+final class WriteSession {
+    // Unchecked exclusivity, as for `StoreState`: a session is reached only through the
+    // state, under the store's lock.
     /// The Lamport time of the change being made.
     let lamport: UInt64
     /// Whether the tree records changes (see `StoreState.willChangeTree()`).
-    var touchesTree = false
+    @exclusivity(unchecked) var touchesTree = false
     /// Tree operations, in the order they were made.
-    var treeOperations: [TreeOperation] = []
+    @exclusivity(unchecked) var treeOperations: [TreeOperation] = []
     /// Field writes per record (the last value of each field).
-    var fieldWrites: [RecordID: (type: String, values: [String: [UInt8]])] = [:]
+    @exclusivity(unchecked) var fieldWrites: [RecordID: (type: String, values: [String: [UInt8]])] = [:]
     /// Records as they were before the transaction touched them (`nil`: absent).
-    var savedRecords: [RecordID: RecordState?] = [:]
+    @exclusivity(unchecked) var savedRecords: [RecordID: RecordState?] = [:]
     /// Texts touched, with where they were before the transaction: local edits only
     /// add this replica's operations, so its counter suffices; merges keep the version.
-    var textCounters: [TextID: UInt64] = [:]
-    var textVersions: [TextID: VersionVector] = [:]
+    @exclusivity(unchecked) var textCounters: [TextID: UInt64] = [:]
+    @exclusivity(unchecked) var textVersions: [TextID: VersionVector] = [:]
     /// The order in which texts were first touched.
-    var textOrder: [TextID] = []
+    @exclusivity(unchecked) var textOrder: [TextID] = []
     /// The sibling-name fields before the transaction learned new ones.
-    var savedNameFields: [String: String]?
+    @exclusivity(unchecked) var savedNameFields: [String: String]?
     /// Undo: the step this transaction undoes or redoes, if it does.
-    var reverted: UndoHistory.Reverted?
+    @exclusivity(unchecked) var reverted: UndoHistory.Reverted?
     /// Undo: copies an undo or redo made of deleted characters, per text.
-    var undoRedirects: [TextID: [ReplicatedText.Redirect]] = [:]
+    @exclusivity(unchecked) var undoRedirects: [TextID: [ReplicatedText.Redirect]] = [:]
     /// Undo: the fields written and the nodes moved, with what they were before.
-    var undoFields: [UndoStep.FieldPart] = []
-    var undoMoves: [UndoStep.MovePart] = []
+    @exclusivity(unchecked) var undoFields: [UndoStep.FieldPart] = []
+    @exclusivity(unchecked) var undoMoves: [UndoStep.MovePart] = []
     /// Where each node's entry is in `undoMoves`.
-    var undoMoveIndex: [NodeID: Int] = [:]
+    @exclusivity(unchecked) var undoMoveIndex: [NodeID: Int] = [:]
     /// Undo grouping: the transaction's typing, while it only types into one text (see
     /// ``TypingRun``); `typingEnded` once it did anything else.
-    var typing: TypingRun?
-    var typingEnded = false
+    @exclusivity(unchecked) var typing: TypingRun?
+    @exclusivity(unchecked) var typingEnded = false
     /// Editing sessions whose buffered typing must be committed before this
     /// transaction's undo (see ``BufferedTyping``); the transaction is then run again.
-    var typingToCommit: [TextEditingSession] = []
+    @exclusivity(unchecked) var typingToCommit: [TextEditingSession] = []
     /// Merges: the changes and runs integrated, per replica in counter order.
-    var integrated: [ReplicaID: [ChangeUnit]] = [:]
+    @exclusivity(unchecked) var integrated: [ReplicaID: [ChangeUnit]] = [:]
     /// Merges: the text operations of runs integrated whole, as their delta file encoded
     /// them, by run: logged as they came (see `ChangeUnit.encodeLogEntry`).
-    var integratedRunBytes: [ChangeID: EncodedRunOperations] = [:]
+    @exclusivity(unchecked) var integratedRunBytes: [ChangeID: EncodedRunOperations] = [:]
     /// Merges: pending changes applied now, and changes newly kept as pending.
-    var pendingRemoved: Set<ChangeID> = []
-    var pendingAdded: Set<ChangeID> = []
+    @exclusivity(unchecked) var pendingRemoved: Set<ChangeID> = []
+    @exclusivity(unchecked) var pendingAdded: Set<ChangeID> = []
     /// Merges: the store's clocks after the merge; pending entries before it.
-    var mergedMeta: StoreMeta?
-    var savedPending: [ChangeID: IncomingChange]?
+    @exclusivity(unchecked) var mergedMeta: StoreMeta?
+    @exclusivity(unchecked) var savedPending: [ChangeID: IncomingChange]?
     /// Names learned in this transaction, per replica (positions), and the tables before.
-    var learnedNames: [ReplicaID: [Int]] = [:]
-    var savedNames: [ReplicaID: ReplicaNames]?
+    @exclusivity(unchecked) var learnedNames: [ReplicaID: [Int]] = [:]
+    @exclusivity(unchecked) var savedNames: [ReplicaID: ReplicaNames]?
+
+    init(lamport: UInt64) {
+        self.lamport = lamport
+    }
 }
 
 extension StoreState {

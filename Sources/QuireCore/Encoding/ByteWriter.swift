@@ -3,40 +3,52 @@
 /// length-prefixed byte strings.
 public struct ByteWriter: Sendable {
     /// The bytes written so far.
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { storage }
+
+    // Inlinable writes: encoders in other modules (a change's, a delta file's) call them
+    // for every byte and varint, and can inline them only so.
+    @usableFromInline var storage: [UInt8] = []
 
     /// Creates an empty writer.
     public init() {}
 
+    /// Creates an empty writer with room for `capacity` bytes before it grows.
+    public init(capacity: Int) { storage.reserveCapacity(capacity) }
+
     /// Appends one byte.
-    public mutating func write(byte: UInt8) { bytes.append(byte) }
+    @inlinable
+    public mutating func write(byte: UInt8) { storage.append(byte) }
 
     /// Appends raw bytes as they are.
-    public mutating func write(raw: some Sequence<UInt8>) { bytes.append(contentsOf: raw) }
+    @inlinable
+    public mutating func write(raw: some Sequence<UInt8>) { storage.append(contentsOf: raw) }
 
     /// Appends an unsigned integer in 1–10 bytes (values below 128 take one).
+    @inlinable
     public mutating func write(varint value: UInt64) {
         var value = value
         while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            storage.append(UInt8(truncatingIfNeeded: value) | 0x80)
             value >>= 7
         }
-        bytes.append(UInt8(value))
+        storage.append(UInt8(value))
     }
 
     /// Appends a signed integer, zigzag-encoded so small magnitudes stay small.
+    @inlinable
     public mutating func write(signedVarint value: Int64) {
         write(varint: UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
     /// Appends a length-prefixed byte string.
+    @inlinable
     public mutating func write(lengthPrefixed data: some Collection<UInt8>) {
         write(varint: UInt64(data.count))
-        bytes.append(contentsOf: data)
+        storage.append(contentsOf: data)
     }
 
     /// Appends a length-prefixed UTF-8 string.
     public mutating func write(string: String) {
-        write(lengthPrefixed: Array(string.utf8))
+        write(lengthPrefixed: string.utf8)
     }
 }

@@ -46,22 +46,25 @@ public enum TextOperationCoding {
     /// Every replica `operations` name (as authors, origins or targets), in order of
     /// first appearance.
     public static func replicas(in operations: [TextOperation]) -> [ReplicaID] {
-        // Few replicas edit one text at a time: a linear search beats hashing.
         var replicas: [ReplicaID] = []
-        func note(_ replica: ReplicaID) {
-            if !replicas.contains(replica) { replicas.append(replica) }
-        }
+        addReplicas(of: operations, to: &replicas)
+        return replicas
+    }
+
+    /// Appends the replicas `operations` name that `table` does not list yet, in order of
+    /// first appearance. Few replicas edit one text at a time: a linear search beats
+    /// hashing.
+    public static func addReplicas(of operations: [TextOperation], to table: inout [ReplicaID]) {
         for operation in operations {
-            note(operation.id.replica)
+            ReplicaIndex.add(operation.id.replica, to: &table)
             switch operation {
             case .insert(let insertion):
-                insertion.originLeft.map { note($0.replica) }
-                insertion.rightParent.map { note($0.replica) }
+                if let origin = insertion.originLeft { ReplicaIndex.add(origin.replica, to: &table) }
+                if let right = insertion.rightParent { ReplicaIndex.add(right.replica, to: &table) }
             case .delete(let deletion):
-                note(deletion.target.replica)
+                ReplicaIndex.add(deletion.target.replica, to: &table)
             }
         }
-        return replicas
     }
 
     /// Encodes `operations`.
@@ -75,11 +78,11 @@ public enum TextOperationCoding {
     ///     first counter, say): each replica's first counter is written relative to it.
     public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0) -> [UInt8] {
         let replicas = shared ?? replicas(in: operations)
-        var index: [ReplicaID: Int] = [:]
-        for (position, replica) in replicas.enumerated() where index[replica] == nil { index[replica] = position }
-        var content: [UInt8] = []
-        for case .insert(let insertion) in operations { content.append(contentsOf: insertion.utf8) }
-        var writer = ByteWriter()
+        let index = ReplicaIndex(replicas)
+        var contentBytes = 0
+        for case .insert(let insertion) in operations { contentBytes += insertion.utf8.count }
+        // A flags byte and up to about eight bytes of numbers per operation, usually fewer.
+        var writer = ByteWriter(capacity: 10 + 9 * replicas.count + 10 * operations.count + contentBytes)
         if shared == nil {
             writer.write(varint: UInt64(replicas.count) << 1)
             for replica in replicas {
@@ -114,7 +117,7 @@ public enum TextOperationCoding {
                 }
             }
         }
-        writer.write(raw: content)
+        for case .insert(let insertion) in operations { writer.write(raw: insertion.utf8) }
         return writer.bytes
     }
 
@@ -285,7 +288,7 @@ public enum TextOperationCoding {
     }
 
     private static func writeHeader(
-        _ operation: TextOperation, index: [ReplicaID: Int], previousEnd: inout [UInt64], to writer: inout ByteWriter
+        _ operation: TextOperation, index: ReplicaIndex, previousEnd: inout [UInt64], to writer: inout ByteWriter
     ) {
         let position = index[operation.id.replica] ?? 0
         writer.write(varint: UInt64(position))
@@ -295,7 +298,7 @@ public enum TextOperationCoding {
     }
 
     private static func writeReference(
-        _ reference: OperationID?, kind: UInt8, from id: OperationID, index: [ReplicaID: Int], to writer: inout ByteWriter
+        _ reference: OperationID?, kind: UInt8, from id: OperationID, index: ReplicaIndex, to writer: inout ByteWriter
     ) {
         guard let reference else { return }
         if kind == 1 {

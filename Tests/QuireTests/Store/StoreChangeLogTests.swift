@@ -135,6 +135,22 @@ struct StoreChangeLogTests {
         #expect(change.dependencies == VersionVector([b.replica: b.version[b.replica], c.replica: c.version[c.replica]]))
         #expect(change.lamport > merged.map(\.lamport).max()!)
         #expect(a.version == VersionVector([a.replica: 4, b.replica: b.version[b.replica], c.replica: c.version[c.replica]]))
+
+        // Nothing learned since: the next change depends on nothing new.
+        try a.write { tx in _ = try tx.insert(Folder(name: "A3")) }
+        #expect(try lastOwnDependencies(of: a) == VersionVector())
+        // More of one replica only: the next change names that replica alone.
+        try b.write { tx in _ = try tx.insert(Folder(name: "B4")) }
+        try StoreSpec.send(b, to: a)
+        try a.write { tx in _ = try tx.insert(Folder(name: "A4")) }
+        #expect(try lastOwnDependencies(of: a) == VersionVector([b.replica: b.version[b.replica]]))
+        try a.write { tx in _ = try tx.insert(Folder(name: "A5")) }
+        #expect(try lastOwnDependencies(of: a) == VersionVector())
+    }
+
+    /// The dependencies of `store`'s own latest change.
+    private func lastOwnDependencies(of store: Store) throws -> VersionVector? {
+        try store.changes().filter { $0.id.replica == store.replica }.max { $0.id.counter < $1.id.counter }?.dependencies
     }
 }
 
