@@ -16,6 +16,14 @@ struct KeystrokeBookkeepingTests {
         // A replica listed twice (no table is built so) is found where it first appears.
         #expect(ReplicaIndex([ReplicaID(1), ReplicaID(2), ReplicaID(1)])[ReplicaID(1)] == 0)
 
+        // A long table (a history from many replicas) is hashed: the same answers.
+        let long = (0..<100).map { ReplicaID(UInt64(1_000 - $0)) } + [ReplicaID(1_000)]
+        #expect(long.count > ReplicaIndex.linearSearchLimit)
+        let longIndex = ReplicaIndex(long)
+        #expect((0..<100).allSatisfy { longIndex[long[$0]] == $0 })
+        #expect(longIndex[ReplicaID(1_000)] == 0)
+        #expect(longIndex[ReplicaID(5)] == nil)
+
         var built: [ReplicaID] = [ReplicaID(5)]
         for replica in [ReplicaID(5), ReplicaID(2), ReplicaID(5), ReplicaID(8), ReplicaID(2)] {
             ReplicaIndex.add(replica, to: &built)
