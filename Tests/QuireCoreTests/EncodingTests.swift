@@ -49,9 +49,11 @@ struct EncodingTests {
     @Test("strings must be valid UTF-8")
     func strings() throws {
         var writer = ByteWriter()
+        writer.write(string: "Chapter 1")  // ASCII: read without validation
         writer.write(string: "Chapter 1 — 😀")
-        writer.write(lengthPrefixed: [0xC3, 0x28])
+        writer.write(lengthPrefixed: [0x41, 0xC3, 0x28])
         var reader = ByteReader(writer.bytes)
+        #expect(try reader.readString("name") == "Chapter 1")
         #expect(try reader.readString("name") == "Chapter 1 — 😀")
         #expect(throws: DecodingError.self) { try reader.readString("name") }
     }

@@ -116,12 +116,25 @@ private enum FieldValue {
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
             throw FieldsDecoder.GaveUp()
         }
-        let inner = bytes[1..<(bytes.count - 1)]
-        guard !inner.contains(where: { $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
-            return try JSONDecoder().decode(String.self, from: Data(bytes))
+        // One pass over the characters: an escape sends the string to `JSONDecoder`; ASCII
+        // (the usual case) needs no UTF-8 validation, whose generic code looks up type
+        // metadata on every call.
+        enum Scan { case string(String), escaped, invalid }
+        let scan = bytes.withUnsafeBufferPointer { all -> Scan in
+            let inner = UnsafeBufferPointer(rebasing: all[1..<(all.count - 1)])
+            var combined: UInt8 = 0
+            for byte in inner {
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return .escaped }
+                combined |= byte
+            }
+            if combined < 0x80 { return .string(String(decoding: inner, as: UTF8.self)) }
+            return String(validating: inner, as: UTF8.self).map(Scan.string) ?? .invalid
         }
-        guard let string = String(validating: inner, as: UTF8.self) else { throw FieldsDecoder.GaveUp() }
-        return string
+        switch scan {
+        case .string(let string): return string
+        case .escaped: return try JSONDecoder().decode(String.self, from: Data(bytes))
+        case .invalid: throw FieldsDecoder.GaveUp()
+        }
     }
 
     /// A number in JSON's form, as `Double` reads it.

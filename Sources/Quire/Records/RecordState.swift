@@ -65,19 +65,39 @@ struct RecordState: Hashable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8]) throws(DecodingError) -> RecordState {
+        var fields: [String: FieldRegister] = [:]
+        let type = try forEachField(in: bytes) { name, value, timestamp, counter in
+            fields[name] = FieldRegister(value: Array(value), timestamp: timestamp, counter: counter)
+        }
+        return RecordState(type: type, fields: fields)
+    }
+
+    /// The type name and field values of an encoded record: what decoding it as a
+    /// ``Record`` needs, without the registers' times (a read's path).
+    static func decodeValues(_ bytes: [UInt8]) throws(DecodingError) -> (type: String, values: RecordFields.Fields) {
+        var values: RecordFields.Fields = [:]
+        let type = try forEachField(in: bytes) { name, value, _, _ in values[name] = Array(value) }
+        return (type, values)
+    }
+
+    /// Reads an encoded record, handing `body` each field's name, value, time and change
+    /// counter; returns the type name.
+    @inline(__always)
+    private static func forEachField(
+        in bytes: [UInt8], _ body: (String, ArraySlice<UInt8>, Timestamp, UInt64) -> Void
+    ) throws(DecodingError) -> String {
         var reader = ByteReader(bytes)
         let type = try reader.readString("type name", limit: Change.maximumNameLength)
         let count = try reader.readCount("field count", limit: Change.maximumCount, minimumElementSize: 11)
-        var fields: [String: FieldRegister] = [:]
         for _ in 0..<count {
             let name = try reader.readString("field name", limit: Change.maximumNameLength)
             let lamport = try reader.readVarint("field lamport")
             let replica = try reader.readReplica("field replica")
             let counter = try reader.readVarint("field change")
             let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
-            fields[name] = FieldRegister(value: Array(value), timestamp: Timestamp(lamport: lamport, replica: replica), counter: counter)
+            body(name, value, Timestamp(lamport: lamport, replica: replica), counter)
         }
         guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
-        return RecordState(type: type, fields: fields)
+        return type
     }
 }

@@ -99,6 +99,15 @@ final class StoreSnapshot: StoreView {
         }
     }
 
+    func recordValues(_ id: RecordID) -> (type: String, values: RecordFields.Fields)? {
+        noting(nil) { () throws -> (type: String, values: RecordFields.Fields)? in
+            guard let bytes = try transaction.value(forKey: StoreLayout.recordKey(id), in: layout.records) else { return nil }
+            do { return try RecordState.decodeValues(bytes) } catch {
+                throw StoreError.corrupt(database: layout.records.name, problem: "\(error)")
+            }
+        }
+    }
+
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
         noting([]) {
             var result: [(id: RecordID, record: RecordState)] = []

@@ -14,6 +14,9 @@ protocol StoreView: ChangeLogReader {
     var replica: ReplicaID { get }
     /// The record `id`, or `nil` when there is none.
     func record(_ id: RecordID) -> RecordState?
+    /// The type name and field values of the record `id` (what decoding it needs), or
+    /// `nil` when there is none.
+    func recordValues(_ id: RecordID) -> (type: String, values: RecordFields.Fields)?
     /// Every record of the type named `type`, in any order, with the trash's.
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)]
     /// The parent of `node`, or `nil` for the fixed nodes and nodes not in the tree.
@@ -44,6 +47,10 @@ protocol StoreView: ChangeLogReader {
 }
 
 extension StoreView {
+    func recordValues(_ id: RecordID) -> (type: String, values: RecordFields.Fields)? {
+        record(id).map { ($0.type, $0.values) }
+    }
+
     /// The children of `node` in sibling order.
     func children(of node: NodeID) -> [NodeID] { children(of: node, limit: nil) }
 

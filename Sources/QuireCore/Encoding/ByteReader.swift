@@ -106,7 +106,13 @@ public struct ByteReader: Sendable {
     public mutating func readString(_ what: @autoclosure () -> String, limit: Int = .max) throws(DecodingError) -> String {
         let start = offset
         let utf8 = try readLengthPrefixed(what(), limit: limit)
-        guard let text = String(validating: utf8, as: UTF8.self) else {
+        // ASCII (names, the usual case) needs no validation: `String(validating:as:)`
+        // runs generic code that looks up type metadata on every call, which a
+        // record read paid for each of its strings.
+        let text = utf8.withUnsafeBufferPointer { buffer in
+            UTF8Scan.isASCII(buffer) ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
+        }
+        guard let text else {
             throw DecodingError.malformed("\(what()) is not valid UTF-8", at: start)
         }
         return text

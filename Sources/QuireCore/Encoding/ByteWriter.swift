@@ -24,7 +24,7 @@ public struct ByteWriter: Sendable {
     public mutating func write(raw: some Sequence<UInt8>) { storage.append(contentsOf: raw) }
 
     /// Appends an unsigned integer in 1–10 bytes (values below 128 take one).
-    @inlinable
+    @inlinable @inline(__always)  // encoders write one per field: a call costs more than the write
     public mutating func write(varint value: UInt64) {
         var value = value
         while value >= 0x80 {

@@ -16,7 +16,12 @@ extension ReplicatedText {
 
     /// Encodes the whole state. O(n) in runs and log entries.
     public func encodedState() -> [UInt8] {
-        var writer = ByteWriter()
+        // Room for the whole state up front (a run or log entry takes a dozen bytes or
+        // so): the encoding then never reallocates while it appends.
+        let runCount = tree.runCount
+        var capacity = 16 + runCount * 16
+        for agent in tree.replicas.indices { capacity += 32 + tree.content[agent].count + logs[agent].count * 16 }
+        var writer = ByteWriter(capacity: capacity)
         writer.write(byte: Self.stateFormat)
         writer.write(varint: UInt64(tree.replicas.count))
         for (agent, replica) in tree.replicas.enumerated() {
@@ -47,7 +52,7 @@ extension ReplicatedText {
                 previousEnd = entry.end
             }
         }
-        writer.write(varint: UInt64(tree.runCount))
+        writer.write(varint: UInt64(runCount))
         tree.forEachRun { run in
             let agent = Int(run.agent)
             let origin = Self.kind(run.originLeft, agent: agent)

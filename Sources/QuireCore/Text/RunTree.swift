@@ -39,8 +39,14 @@ struct RunTree {
     private(set) var replicas: [ReplicaID] = []
     /// Agent → the UTF-8 of every character it inserted, in counter order.
     private(set) var content: [[UInt8]] = []
-    /// Agent → counter → leaf (−1 where the counter is not an insert in this tree).
+    /// Agent → counter → leaf (−1 where the counter is not an insert in this tree; the
+    /// table may reach past the agent's last counter, grown geometrically).
     private var leafOfCounter: [[Int32]] = []
+    /// The run the last insert or deletion left its items in. The next operation of a
+    /// typing or backspacing history refers to an item of that run or of the one before
+    /// it, so ``cursor(of:)`` looks at those two before it scans the leaf. Only a hint:
+    /// a split or a merge may have moved the run, and every use checks what it finds.
+    private var recentRun = (leaf: Int32(-1), runIndex: 0)
 
     static let emptyRun = TextRun(
         agent: -1, isDeleted: true, counter: 0, length: 0, utf16Count: 0, utf8Count: 0, byteStart: 0,
@@ -160,9 +166,12 @@ struct RunTree {
 
     // MARK: Nodes
 
+    /// A leaf's worth of empty slots, appended with one copy for each new leaf.
+    private static let emptyLeaf = [TextRun](repeating: emptyRun, count: leafCapacity)
+
     private mutating func makeLeaf() -> Int32 {
         let leaf = Int32(leafSize.count)
-        slots.append(contentsOf: repeatElement(Self.emptyRun, count: Self.leafCapacity))
+        slots.append(contentsOf: Self.emptyLeaf)
         leafSize.append(0)
         leafParent.append(-1)
         leafCounts.append(TextCounts())
@@ -240,6 +249,12 @@ struct RunTree {
         let leaf = leafOfCounter[Int(ref.agent)][Int(ref.counter)]
         guard leaf >= 0 else { return nil }
         let base = slot(leaf, 0)
+        if recentRun.leaf == leaf {
+            let recent = recentRun.runIndex
+            for index in max(recent - 1, 0)...recent where index < runCount(leaf) && slots[base + index].contains(ref) {
+                return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - slots[base + index].counter))
+            }
+        }
         for index in 0..<runCount(leaf) where slots[base + index].contains(ref) {
             return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - slots[base + index].counter))
         }
@@ -374,8 +389,10 @@ struct RunTree {
         let previous = slot(leaf, cursor.runIndex - 1)
         if cursor.runIndex > 0, slots[previous].canAppend(run, limit: maximumRunLength) {
             slots[previous].append(run)
+            recentRun = (leaf, cursor.runIndex - 1)
         } else {
             insertRun(run, in: leaf, at: cursor.runIndex)
+            recentRun = (leaf, cursor.runIndex)
         }
         record(run, in: leaf)
         addCounts(run.counts, from: leaf)
@@ -406,7 +423,9 @@ struct RunTree {
         if runIndex > 0, slots[slot(leaf, runIndex - 1)].canAppend(slots[slot(leaf, runIndex)], limit: maximumRunLength) {
             slots[slot(leaf, runIndex - 1)].append(slots[slot(leaf, runIndex)])
             removeRun(in: leaf, at: runIndex)
+            runIndex -= 1
         }
+        recentRun = (leaf, runIndex)
         return (covered, true)
     }
 
@@ -452,21 +471,17 @@ struct RunTree {
 
     /// Points the ID index at `leaf` for every item of `run`.
     private mutating func record(_ run: TextRun, in leaf: Int32) {
-        let (agent, end) = growIndex(for: run)
-        leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
-            for counter in Int(run.counter)..<end { table[counter] = leaf }
-        }
-    }
-
-    /// Extends the run's agent's index to cover the run; returns the agent and the end
-    /// counter.
-    private mutating func growIndex(for run: TextRun) -> (agent: Int, end: Int) {
         let agent = Int(run.agent)
         let end = Int(run.counter) + run.length
         if leafOfCounter[agent].count < end {
-            leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: end - leafOfCounter[agent].count))
+            // Grown geometrically, with −1 (not an item) beyond the items: growing by each
+            // run's length cost more than the rest of an insert's bookkeeping.
+            let count = leafOfCounter[agent].count
+            leafOfCounter[agent].append(contentsOf: repeatElement(-1, count: max(end - count, count)))
         }
-        return (agent, end)
+        leafOfCounter[agent].withUnsafeMutableBufferPointer { table in
+            UnsafeMutableBufferPointer(rebasing: table[Int(run.counter)..<end]).update(repeating: leaf)
+        }
     }
 
     /// Ensures the cursor's leaf can take `extra` more runs, splitting it if needed, and
@@ -606,6 +621,7 @@ struct RunTree {
     var runCount: Int { leafSize.reduce(0) { $0 + Int($1) } }
 
     /// Every run in document order.
+    @inline(__always)  // lets callers' per-run work (encoding a state) inline into the loop
     func forEachRun(_ body: (TextRun) throws -> Void) rethrows {
         var leaf: Int32? = start.leaf
         while let current = leaf {

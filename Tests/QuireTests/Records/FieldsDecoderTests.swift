@@ -93,6 +93,22 @@ struct FieldsDecoderTests {
         #expect("\(viaDecode)" == "\(viaJSON)")
     }
 
+    @Test("a string of invalid UTF-8 gives up, and the decode throws JSONDecoder's error; ASCII and other UTF-8 decode")
+    func invalidUTF8String() throws {
+        struct Named: Record, Equatable {
+            static let typeName = "test.named"
+            var name: String
+        }
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        for name in ["Ode", "naïve ✍️ 𝄞", ""] {
+            let fields = try RecordFields.encode(Named(name: name))
+            #expect(FieldsDecoder.decode(Named.self, from: fields) == Named(name: name))
+        }
+        let invalid: [String: [UInt8]] = ["name": [0x22, 0x41, 0xC3, 0x28, 0x22]]
+        #expect(FieldsDecoder.decode(Named.self, from: invalid) == nil)
+        #expect(throws: StoreError.self) { try RecordFields.decode(Named.self, from: invalid, id: id) }
+    }
+
     /// A type whose `init(from:)` swallows errors with a default.
     struct Lenient: Record, Equatable {
         static let typeName = "test.lenient"

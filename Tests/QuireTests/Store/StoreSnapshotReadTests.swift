@@ -195,6 +195,29 @@ struct StoreSnapshotReadTests {
         #expect(try store.read { tx in try tx.record(Folder.self, folder).name } == "Drafts")
     }
 
+    @Test("a damaged record makes a read's get throw, naming the records database; a sound one reads")
+    func damagedRecordThrows() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let options = StoreSpec.options(replica: 1)
+        var store = try Store(directory: directory.path, options: options)
+        let (damaged, sound) = try store.write { tx in
+            (try tx.insert(Folder(name: "Drafts")), try tx.insert(Folder(name: "Ready")))
+        }
+        try store.close()
+        try MaintenanceSpec.damage(directory.path) { _, layout, tx in
+            var bytes = try #require(try tx.value(forKey: StoreLayout.recordKey(damaged), in: layout.records))
+            bytes[1] = 0xFF  // the type name's first byte: no longer UTF-8
+            try tx.put(bytes, forKey: StoreLayout.recordKey(damaged), in: layout.records)
+        }
+        store = try Store(directory: directory.path, options: options)
+        defer { try? store.close() }
+        let opened = store
+        let error = #expect(throws: StoreError.self) { try opened.read { tx in try tx.get(Folder.self, damaged) } }
+        #expect(error.map { "\($0)".contains("records") } == true, "\(String(describing: error))")
+        #expect(try store.read { tx in try tx.record(Folder.self, sound).name } == "Ready")
+    }
+
     // MARK: The store and its report
 
     /// Two replicas' work merged into `a`: folders, files, typing, renames, a move, deletes
