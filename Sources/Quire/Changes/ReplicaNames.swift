@@ -36,34 +36,39 @@ struct ReplicaNames: Hashable, Sendable {
     /// its text's field again), which then needs no copy of the table and no new arrays.
     func knowsEveryName(in unit: ChangeUnit) -> Bool {
         switch unit {
-        case .run(let run):
-            return index[run.text.field] != nil
-        case .change(let change):
-            return change.operations.allSatisfy { operation in
-                switch operation {
-                case .fields(_, let type, let values): index[type] != nil && values.keys.allSatisfy { index[$0] != nil }
-                case .text(let text, _): index[text.field] != nil
-                case .tree: true
-                }
-            }
+        case .run(let run): index[run.text.field] != nil
+        case .change(let change): Self.forEachName(in: change) { index[$0] != nil }
         }
     }
 
     /// The names `change` uses, in the table's order.
     static func names(in change: Change) -> [String] {
         var result: [String] = []
+        forEachName(in: change) { name in
+            result.append(name)
+            return true
+        }
+        return result
+    }
+
+    /// Calls `body` with each name `change` uses, in the table's order — a field write's
+    /// record type, then its field names sorted; a text's field — while it returns `true`.
+    ///
+    /// - Returns: Whether `body` returned `true` for every name.
+    @discardableResult
+    private static func forEachName(in change: Change, _ body: (String) -> Bool) -> Bool {
         for operation in change.operations {
             switch operation {
             case .fields(_, let type, let values):
-                result.append(type)
-                result.append(contentsOf: values.keys.sorted())
+                guard body(type) else { return false }
+                for name in values.keys.sorted() where !body(name) { return false }
             case .text(let text, _):
-                result.append(text.field)
+                guard body(text.field) else { return false }
             case .tree:
                 break
             }
         }
-        return result
+        return true
     }
 
     /// Notes the names `change` (of this table's replica) uses.
