@@ -16,12 +16,15 @@ extension Store {
     /// replica (its first change, or changes of other replicas); otherwise it is compact:
     /// a keystroke's delta is about 32 bytes.
     ///
+    /// It reads an LMDB snapshot of the latest commit, of this process or another, and
+    /// takes no lock of the store: an export never waits for a write or an import.
+    ///
     /// - Throws: ``StoreError/closed``, ``StoreError/corrupt(database:problem:)``.
     public func exportDelta(since version: VersionVector = VersionVector()) throws -> [UInt8]? {
-        try withCurrentState { state in
-            let changes = try state.storedChanges(since: version)
+        try withSnapshot("store.exportDelta") { snapshot in
+            let changes = try snapshot.storedChanges(since: version)
             guard !changes.isEmpty else { return nil }
-            return state.deltaFile(of: changes).encoded()
+            return snapshot.deltaFile(of: changes).encoded()
         }
     }
 
@@ -30,12 +33,12 @@ extension Store {
     /// - Throws: ``StoreError/recordNotFound(_:)``-like ``StoreError/invalidChange(_:)``
     ///   when the log has no such change.
     public func exportDelta(change id: ChangeID) throws -> [UInt8] {
-        try withCurrentState { state in
-            var from = state.meta.version  // only `id.replica`'s log is read
+        try withSnapshot("store.exportDelta") { snapshot in
+            var from = snapshot.meta.version  // only `id.replica`'s log is read
             from[id.replica] = id.counter
-            let candidates = try state.storedChanges(since: from).filter { $0.id == id }
+            let candidates = try snapshot.storedChanges(since: from).filter { $0.id == id }
             guard let change = candidates.first else { throw StoreError.invalidChange("this store has no change \(id)") }
-            return state.deltaFile(of: [change]).encoded()
+            return snapshot.deltaFile(of: [change]).encoded()
         }
     }
 
@@ -145,43 +148,5 @@ extension StoreState {
     /// Whether this store has changes (applied or pending) from `replica`.
     func hasMet(_ replica: ReplicaID) -> Bool {
         meta.version[replica] > 0 || pending.keys.contains { $0.replica == replica }
-    }
-
-    /// The wall-clock time of the change before `id` of its replica, from the log; `nil`
-    /// when there is none, it was pruned or its time is unknown.
-    func loggedTime(before id: ChangeID) -> UInt64? {
-        guard id.counter > 0 else { return nil }
-        let layout = layout, slotTexts = slotTexts
-        let range = KeyRange(
-            from: StoreLayout.changeKey(ChangeID(replica: id.replica, counter: 0)), to: StoreLayout.changeKey(id))
-        // The entry holding the change before: the last one that starts before `id`.
-        let time = try? environment.read { tx in
-            var found: UInt64?
-            try tx.scan(layout.changes, range: range, reverse: true) { key, value in
-                let entry = StoreLayout.changeID(fromKey: key), bytes = Array(value)
-                var reader = ByteReader(bytes)
-                // Pruned history leaves a gap: the entry found must reach the change before.
-                guard let end = try? ChangeUnit.logEntryEnd(&reader, id: entry).end, end >= id.counter else { return .stop }
-                found = try? ChangeUnit.logEntryTime(bytes, id: entry, ofChangeAt: id.counter - 1) { reader, _ in
-                    let slot = try reader.readVarint("text slot")
-                    guard let text = slotTexts[slot] else { throw DecodingError.malformed("unknown text slot \(slot)", at: reader.offset) }
-                    return text
-                }
-                return .stop
-            }
-            return found
-        }
-        guard let time, time > 0 else { return nil }
-        return time
-    }
-
-    /// The delta file of `changes` (from this store's log) sent by this replica.
-    func deltaFile(of changes: [Change]) -> DeltaFile {
-        let own = changes.filter { $0.id.replica == replica }.sorted { $0.id.counter < $1.id.counter }
-        let others = changes.filter { $0.id.replica != replica }
-        let first = own.first?.id.counter ?? meta.version[replica]
-        let needsStoreID = !others.isEmpty || first == 0
-        let units = DeltaRun.units(of: own + others, names: { names[$0] }, timeBefore: loggedTime(before:))
-        return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: units)
     }
 }

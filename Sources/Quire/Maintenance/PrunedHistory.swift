@@ -69,17 +69,6 @@ extension StoreLayout {
 }
 
 extension StoreState {
-    /// Throws ``PrunedHistoryError`` when a replica at `version` needs changes of `replica`
-    /// that compaction pruned from the log.
-    func checkHistoryKept<T: ReadableTransaction & ~Copyable>(
-        of replica: ReplicaID, since version: VersionVector, in tx: borrowing T
-    ) throws {
-        let pruned = try layout.prunedHistory(in: tx)
-        if version[replica] < pruned[replica] {
-            throw PrunedHistoryError(replica: replica, keptFrom: pruned[replica], requestedFrom: version[replica])
-        }
-    }
-
     /// Whether the change `id` lies in history compaction pruned (so it is known, but its
     /// content can no longer be compared).
     func isPruned(_ id: ChangeID, count: UInt64) throws(StoreError) -> Bool {

@@ -12,6 +12,10 @@ protocol ChangeLogReader: AnyObject {
     var meta: StoreMeta { get }
     /// The text a change-log entry names by `slot`, or `nil` when the slot is unknown.
     func text(inSlot slot: UInt64) -> TextID?
+    /// The names (record types, fields) `replica`'s changes use, in the order it first
+    /// used them — what a delta file's changes refer to by position — or `nil` when it
+    /// has none.
+    func nameTable(of replica: ReplicaID) -> ReplicaNames?
     /// Runs `body` in a read transaction: the reader's own snapshot, or for the writer's
     /// state a new one (which sees what the state reflects: the writer holds the store's
     /// lock, so no commit of this process comes in between).

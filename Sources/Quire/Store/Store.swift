@@ -188,7 +188,24 @@ public final class Store: Sendable {
     ///   ``StoreError/nestedTransaction(_:)`` when called inside a transaction body of
     ///   this store.
     public func read<R>(_ body: (borrowing StoreReader) throws -> R) throws -> R {
-        try withReadingMark("store.read") { mark in
+        try withSnapshot("store.read") { snapshot in
+            // Bound first, then lent: passing `StoreReader(view:)` straight to the generic
+            // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
+            // a nonCopyable type with a guaranteed value").
+            let reader = StoreReader(view: snapshot)
+            return try body(reader)
+        }
+    }
+
+    /// Runs `body` on a snapshot of LMDB's latest commit, as a read body of this store:
+    /// no lock of the store is taken, so a write, an import or a checkpoint never makes
+    /// it wait. The one path of ``read(_:)``, exports and ``changes(since:)``.
+    ///
+    /// - Parameter call: The public call, for ``StoreError/nestedTransaction(_:)``.
+    /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)``, what `body`
+    ///   throws, or the first error a read of the snapshot noted (a damaged entry).
+    func withSnapshot<R>(_ call: String, _ body: (StoreSnapshot) throws -> R) throws -> R {
+        try withReadingMark(call) { mark in
             guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
             let snapshot: StoreSnapshot
             do {
@@ -196,12 +213,8 @@ public final class Store: Sendable {
             } catch let error as LMDBError where error.code == .environmentClosed {
                 throw StoreError.closed
             }
-            // Bound first, then lent: passing `StoreReader(view:)` straight to the generic
-            // body crashes Swift 6.3.1's optimizer (GenericSpecializer, "Cannot initialize
-            // a nonCopyable type with a guaranteed value").
             mark.snapshot = snapshot
-            let reader = StoreReader(view: snapshot)
-            let result = try body(reader)
+            let result = try body(snapshot)
             if let failure = snapshot.failure { throw failure }
             return result
         }
@@ -236,10 +249,12 @@ public final class Store: Sendable {
 
     /// The changes a replica at `version` lacks, oldest first per replica.
     ///
+    /// Like ``exportDelta(since:)``, it reads an LMDB snapshot and never waits for a write.
+    ///
     /// - Parameter version: The other replica's version; empty for the whole history.
     /// - Throws: ``StoreError/corrupt(database:problem:)`` for a damaged log entry.
     public func changes(since version: VersionVector = VersionVector()) throws -> [Change] {
-        try withCurrentState { state in try state.storedChanges(since: version) }
+        try withSnapshot("store.changes") { snapshot in try snapshot.storedChanges(since: version) }
     }
 
     /// Applies changes from other replicas in one write transaction: all or nothing.

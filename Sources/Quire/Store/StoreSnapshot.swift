@@ -30,6 +30,7 @@ final class StoreSnapshot: StoreView {
     private var cachedMeta: StoreMeta?
     private var cachedNameFields: [String: String]?
     private var slotTexts: [UInt64: TextID] = [:]
+    private var nameTables: [ReplicaID: ReplicaNames?] = [:]
     private var loadedTexts: [TextID: StoredText] = [:]
     private var absentTexts: Set<TextID> = []
 
@@ -84,6 +85,33 @@ final class StoreSnapshot: StoreView {
         }
         if let text { slotTexts[slot] = text }
         return text
+    }
+
+    func nameTable(of replica: ReplicaID) -> ReplicaNames? {
+        if let known = nameTables[replica] { return known }
+        let table = noting(nil) { () throws -> ReplicaNames? in
+            var table = ReplicaNames()
+            var failure: StoreError?
+            try transaction.scan(layout.names, range: .prefix(Key(replica.rawValue))) { key, value in
+                do throws(DecodingError) {
+                    guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
+                    let (name, firstUse) = try StoreLayout.decodeName(Array(value))
+                    guard table.count == Int(TreeStorageLayout.nodeID(fromKey: key).counter),
+                        table.note(name, firstUsedAt: firstUse) != nil
+                    else {
+                        throw .malformed("name table of \(replica) is not contiguous", at: 0)
+                    }
+                } catch {
+                    failure = .corrupt(database: layout.names.name, problem: error.description)
+                    return .stop
+                }
+                return .continue
+            }
+            if let failure { throw failure }
+            return table.count > 0 ? table : nil
+        }
+        nameTables[replica] = table
+        return table
     }
 
     func withLogTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {

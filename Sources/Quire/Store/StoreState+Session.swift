@@ -252,35 +252,6 @@ extension StoreState {
         self.session = nil
         return commit.event
     }
-
-    /// The stored changes a replica at `version` lacks.
-    func storedChanges(since version: VersionVector) throws -> [Change] {
-        try environment.read { tx in try storedChanges(since: version, in: tx) }
-    }
-
-    /// The stored changes a replica at `version` lacks, read in `tx`.
-    func storedChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) throws -> [Change] {
-        let replicas = meta.version.counters.keys.sorted()
-        do {
-            var result: [Change] = []
-            for replica in replicas where version[replica] < meta.version[replica] {
-                try checkHistoryKept(of: replica, since: version, in: tx)  // Maintenance/PrunedHistory.swift
-                var failure: StoreError?
-                let lacking = version[replica]..<UInt64.max
-                try tx.scan(layout.changes, range: .prefix(Key(replica.rawValue))) { key, value in
-                    do throws(StoreError) {
-                        if let unit = try decodeLogEntry(key: key, value: value).clamped(to: lacking) { result += unit.changes }
-                    } catch {
-                        failure = .corrupt(database: layout.changes.name, problem: error.description)
-                        return .stop
-                    }
-                    return .continue
-                }
-                if let failure { throw failure }
-            }
-            return result
-        }
-    }
 }
 
 extension StoreState {

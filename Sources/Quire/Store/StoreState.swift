@@ -89,6 +89,8 @@ final class StoreState: StoreView, @unchecked Sendable {
 
     func text(inSlot slot: UInt64) -> TextID? { slotTexts[slot] }
 
+    func nameTable(of replica: ReplicaID) -> ReplicaNames? { names[replica] }
+
     func withLogTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         try environment.read(body)
     }

@@ -41,7 +41,7 @@ struct StoreNestedCallTests {
                 _ = try store.changes()
             }
         }
-        #expect(changesInWrite.map { Self.isNested($0, call: "the store") } == true)
+        #expect(changesInWrite.map { Self.isNested($0, call: "store.changes") } == true)
 
         // The failed write wrote nothing, and the store works on.
         #expect(try store.read { tx in try tx.record(Folder.self, folder).name } == "Drafts")

@@ -73,7 +73,7 @@ struct StoreValueObservationTests {
         defer { replicas.close() }
         let store = replicas[0]
         var values = store.observe { _ in try store.changes().count }.makeAsyncIterator()
-        await #expect(throws: StoreError.nestedTransaction("the store")) { _ = try await values.next() }
+        await #expect(throws: StoreError.nestedTransaction("store.changes")) { _ = try await values.next() }
     }
 
     @Test("events(since:) replays the changes after a version from the log in causal order, then live events, none missed or twice")
