@@ -437,26 +437,36 @@ public final class ReplicatedText {
         }
         var integrated = 0
         var queued: [TextOperation] = []
-        for (position, operation) in operations.enumerated() {
+        /// Integrates `operation`, the one at `position` or its unknown part, if its
+        /// dependencies are met; `false` when it must wait.
+        func integrateIfReady(_ operation: TextOperation, at position: Int, agent: Int32) throws(TextError) -> Bool {
+            guard dependenciesMet(operation) else { return false }
+            do {
+                try integrateRemote(operation, agent: agent)
+            } catch {
+                enqueue(operations[(position + 1)...])  // as if they had all been queued
+                throw error
+            }
+            integrated += operation.length
+            return true
+        }
+        // By index, not by value: an operation passed straight from the array is not
+        // copied (its characters retained and released) on the way.
+        for position in operations.indices {
+            let id = operations[position].id, length = operations[position].length
             // In causal order with nothing waiting before it (a history applied in order,
             // the usual case): integrate it now, without queueing it.
-            if queued.isEmpty, pending.isEmpty, operation.length <= maximumRunLength {
-                let agent = self.agent(for: operation.id.replica)
+            if queued.isEmpty, pending.isEmpty, length <= maximumRunLength {
+                let agent = self.agent(for: id.replica)
                 let known = nextCounter[Int(agent)]
-                if operation.id.counter + UInt64(operation.length) <= known { continue }  // a duplicate
-                let current = operation.id.counter < known ? operation.droppingFirst(Int(known - operation.id.counter)) : operation
-                if current.id.counter == known, dependenciesMet(current) {
-                    do {
-                        try integrateRemote(current, agent: agent)
-                    } catch {
-                        enqueue(operations[(position + 1)...])  // as if they had all been queued
-                        throw error
-                    }
-                    integrated += current.length
+                if id.counter + UInt64(length) <= known { continue }  // a duplicate
+                if id.counter == known, try integrateIfReady(operations[position], at: position, agent: agent) { continue }
+                if id.counter < known,  // partly known: the rest
+                    try integrateIfReady(operations[position].droppingFirst(Int(known - id.counter)), at: position, agent: agent) {
                     continue
                 }
             }
-            queued.append(operation)
+            queued.append(operations[position])
         }
         return try integrated + integrateQueued(queued)
     }
