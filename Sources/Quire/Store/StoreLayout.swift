@@ -120,6 +120,36 @@ struct StoreLayout: Sendable {
         return (name, firstUse)
     }
 
+    /// The replicas' name tables stored in `range` of the `names` database — every
+    /// replica's, or one replica's with `.prefix(Key(replica.rawValue))` — each checked to
+    /// run from position 0 without a gap.
+    ///
+    /// - Throws: ``StoreError/corrupt(database:problem:)`` for an entry that does not decode.
+    func nameTables<T: ReadableTransaction & ~Copyable>(
+        in tx: borrowing T, range: KeyRange = .all
+    ) throws -> [ReplicaID: ReplicaNames] {
+        var tables: [ReplicaID: ReplicaNames] = [:]
+        var failure: StoreError?
+        try tx.scan(names, range: range) { key, value in
+            do throws(DecodingError) {
+                guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
+                let node = TreeStorageLayout.nodeID(fromKey: key)  // (replica, position)
+                let (name, firstUse) = try Self.decodeName(Array(value))
+                var table = tables[node.replica] ?? ReplicaNames()
+                guard table.count == Int(node.counter), table.note(name, firstUsedAt: firstUse) != nil else {
+                    throw .malformed("name table of \(node.replica) is not contiguous", at: 0)
+                }
+                tables[node.replica] = table
+            } catch {
+                failure = .corrupt(database: names.name, problem: error.description)
+                return .stop
+            }
+            return .continue
+        }
+        if let failure { throw failure }
+        return tables
+    }
+
     /// The change ID a `changes` or `pending` key holds.
     static func changeID(fromKey key: UnsafeRawBufferPointer) -> ChangeID {
         let node = TreeStorageLayout.nodeID(fromKey: key)

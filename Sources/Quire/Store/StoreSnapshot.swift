@@ -89,26 +89,8 @@ final class StoreSnapshot: StoreView {
 
     func nameTable(of replica: ReplicaID) -> ReplicaNames? {
         if let known = nameTables[replica] { return known }
-        let table = noting(nil) { () throws -> ReplicaNames? in
-            var table = ReplicaNames()
-            var failure: StoreError?
-            try transaction.scan(layout.names, range: .prefix(Key(replica.rawValue))) { key, value in
-                do throws(DecodingError) {
-                    guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
-                    let (name, firstUse) = try StoreLayout.decodeName(Array(value))
-                    guard table.count == Int(TreeStorageLayout.nodeID(fromKey: key).counter),
-                        table.note(name, firstUsedAt: firstUse) != nil
-                    else {
-                        throw .malformed("name table of \(replica) is not contiguous", at: 0)
-                    }
-                } catch {
-                    failure = .corrupt(database: layout.names.name, problem: error.description)
-                    return .stop
-                }
-                return .continue
-            }
-            if let failure { throw failure }
-            return table.count > 0 ? table : nil
+        let table = noting(nil) {
+            try layout.nameTables(in: transaction, range: .prefix(Key(replica.rawValue)))[replica]
         }
         nameTables[replica] = table
         return table

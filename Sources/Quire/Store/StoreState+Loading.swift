@@ -57,23 +57,7 @@ extension StoreState {
         }
         if let failure { throw failure }
         try state.measureSinceCheckpoint(in: tx)
-        try tx.scan(layout.names) { key, value in
-            do throws(DecodingError) {
-                guard key.count == 16 else { throw .malformed("name key of \(key.count) bytes", at: 0) }
-                let node = TreeStorageLayout.nodeID(fromKey: key)  // (replica, position)
-                let (name, firstUse) = try StoreLayout.decodeName(Array(value))
-                var table = state.names[node.replica] ?? ReplicaNames()
-                guard table.count == Int(node.counter), table.note(name, firstUsedAt: firstUse) != nil else {
-                    throw .malformed("name table of \(node.replica) is not contiguous", at: 0)
-                }
-                state.names[node.replica] = table
-            } catch {
-                failure = .corrupt(database: layout.names.name, problem: error.description)
-                return .stop
-            }
-            return .continue
-        }
-        if let failure { throw failure }
+        state.names = try layout.nameTables(in: tx)
         state.nameFields = try storedNameFields(layout: layout, in: tx)
         return state
     }

@@ -621,7 +621,6 @@ struct RunTree {
     var runCount: Int { leafSize.reduce(0) { $0 + Int($1) } }
 
     /// Every run in document order.
-    @inline(__always)  // lets callers' per-run work (encoding a state) inline into the loop
     func forEachRun(_ body: (TextRun) throws -> Void) rethrows {
         var leaf: Int32? = start.leaf
         while let current = leaf {
