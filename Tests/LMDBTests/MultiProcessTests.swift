@@ -55,6 +55,32 @@ struct MultiProcessTests {
         #expect(try env.read { tx in try tx.count(in: db) } == commits + 3)
     }
 
+    @Test("opening while another process commits and grows the file never reports a truncated file")
+    func openWhileAnotherProcessGrowsTheFile() throws {
+        try withTemporaryDirectory { directory in
+            let path = directory.appending("env")
+            try Environment(path: path).close()
+            let writerURL = try BuiltProducts.executable(named: "lmdb-test-writer")
+            let child = TestThread {
+                let result = try runProcess(writerURL, ["write", path, "2000", "8000"])
+                guard result.status == 0, result.standardOutput == "done\n" else {
+                    throw ThreadFailure(message: "writer exited \(result.status): \(result.standardError)")
+                }
+            }
+            // Each open checks the file against its meta pages while the writer commits:
+            // a size read before a commit and a meta page read after it would look truncated.
+            var opens = 0
+            var refusals: [String] = []
+            while !child.join(within: 0) {
+                do { try Environment(path: path).close() } catch { refusals.append("\(error)") }
+                opens += 1
+            }
+            try child.join()
+            #expect(refusals.isEmpty, "\(refusals.count) of \(opens) opens refused: \(refusals.first ?? "")")
+            #expect(opens > 0)
+        }
+    }
+
     @Test("a map that cannot grow (address space exhausted) closes the environment instead of crashing")
     func mapGrowthFailure() throws {
         let directory = try TemporaryDirectory()
