@@ -18,6 +18,10 @@
 //       folder ("ack i move ID"). Each line is printed after the write has returned.
 //       COUNT 0 writes until killed. Prints "done" and exits 0.
 //
+//   store-test-typist mover DIR NOTE FOLDER
+//       Opens the store in DIR and moves the TypistNote named NOTE to the end of the
+//       TypistFolder named FOLDER in one durable write; prints "moved" and exits 0.
+//
 //   store-test-typist script SEED COUNT
 //       Prints the first COUNT keystrokes of the script for SEED, one a line:
 //       "append HEX", "insert SCALAR_OFFSET HEX" or "backspace", where HEX is the typed
@@ -200,6 +204,16 @@ do {
     case ("writer", 4):
         guard let count = Int(arguments[3]) else { fail("bad count") }
         try writeInterleaved(directory: arguments[1], tag: arguments[2], count: count)
+    case ("mover", 4):
+        let store = try Store(directory: arguments[1])
+        try store.write { tx in
+            guard let note = try tx.all(TypistNote.self).first(where: { $0.value.name == arguments[2] }),
+                let folder = try tx.all(TypistFolder.self).first(where: { $0.value.name == arguments[3] })
+            else { fail("no note \(arguments[2]) or folder \(arguments[3])") }
+            try tx.move(note.id, to: folder.id)
+        }
+        try store.close()
+        say("moved")
     case ("script", 3):
         guard let seed = UInt64(arguments[1]), let count = Int(arguments[2]) else { fail("bad numbers") }
         var script = KeystrokeScript(seed: seed)
@@ -213,7 +227,7 @@ do {
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     default:
-        fail("usage: type DIR SEED LIMIT | writer DIR TAG COUNT | script SEED COUNT")
+        fail("usage: type DIR SEED LIMIT | writer DIR TAG COUNT | mover DIR NOTE FOLDER | script SEED COUNT")
     }
 } catch {
     fail("\(error)")

@@ -214,7 +214,7 @@ extension Store {
     /// - Parameter folder: The root of the subtree, itself included.
     /// - Returns: The events that touch the subtree.
     public func events(under folder: RecordID) -> AsyncStream<StoreEvent> {
-        events { event, state in event.touches(subtreeOf: folder, in: state.tree) }
+        events { event, state in event.touches(subtreeOf: folder, in: state) }
     }
 
     /// Every change after `version`, then every change committed from now on: a stream
@@ -308,7 +308,7 @@ extension Store {
 extension StoreEvent {
     /// Whether the change touched `folder` or its subtree in `tree` (the hierarchy after
     /// the change), or moved a node out of it.
-    func touches(subtreeOf folder: RecordID, in tree: ReplicatedTree) -> Bool {
+    func touches(subtreeOf folder: RecordID, in tree: some StoreView) -> Bool {
         func isInSubtree(_ record: RecordID) -> Bool {
             var node = record.node
             while true {

@@ -53,7 +53,7 @@ final class RecordCache {
                 return record
             } catch {
                 // Not cached: the next transaction reads it again.
-                if failure == nil { failure = error }
+                note(error)
                 return nil
             }
         }
@@ -76,6 +76,18 @@ final class RecordCache {
     /// reads at the very transaction the state was caught up in, not a later one.
     func install(_ transaction: consuming ReadTransaction) {
         reader = Reader(transaction)
+    }
+
+    /// Runs `body` in the body's read transaction, begun now if need be (ended by
+    /// ``endReading()``, as for a record read): the hierarchy's reads share it.
+    func withReadTransaction<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
+        try body(readTransaction().transaction)
+    }
+
+    /// Keeps `error`, met reading LMDB for the body without a way to throw it, for the
+    /// body's transaction to throw (see ``takeFailure()``).
+    func note(_ error: any Error) {
+        if failure == nil { failure = error }
     }
 
     /// Runs `body` in the body's read transaction when one is open; `nil` when none is.
@@ -108,7 +120,7 @@ final class RecordCache {
         do {
             try scan(type: type, into: &result, stored: &stored)
         } catch {
-            if failure == nil { failure = error }
+            note(error)
         }
         for (id, entry) in entries where !stored.contains(id) {
             if let record = entry, record.type == type { result.append((id, record)) }

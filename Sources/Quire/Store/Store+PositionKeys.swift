@@ -14,10 +14,13 @@ extension Store {
     /// - Returns: One byte count per child; empty for a record without children or an
     ///   unknown one.
     /// - Complexity: O(*k*) for *k* children.
-    /// - Throws: ``StoreError/closed``, or what catching up with other processes throws.
+    /// - Throws: ``StoreError/closed``, or an error reading LMDB.
     package func positionKeyLengths(ofChildrenOf parent: RecordID?) throws -> [Int] {
-        try withCurrentState(call: "store.positionKeyLengths") { state in
-            state.tree.children(of: parent?.node ?? .root).map { state.tree.position(of: $0)?.bytes.count ?? 0 }
+        let layout = layout
+        return try withSnapshot("store.positionKeyLengths") { snapshot in
+            try snapshot.withLogTransaction { tx in
+                try layout.tree.childEntries(of: parent?.node ?? .root, in: tx).map(\.position.bytes.count)
+            }
         }
     }
 }

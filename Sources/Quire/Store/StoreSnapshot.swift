@@ -161,97 +161,28 @@ final class StoreSnapshot: StoreView {
 
     // MARK: Hierarchy
 
-    /// The stored record of `node`, `nil` for a fixed node or one not in the tree.
-    private func nodeRecord(_ node: NodeID) -> TreeNodeRecord? {
-        guard !node.isFixed else { return nil }
-        let nodes = layout.tree.nodes
-        return noting(nil) { () throws -> TreeNodeRecord? in
-            guard let bytes = try transaction.value(forKey: TreeStorageLayout.nodeKey(node), in: nodes) else { return nil }
-            var reader = ByteReader(bytes)
-            do { return try TreeStorageLayout.decodeNode(node, from: &reader) } catch {
-                throw StoreError.corrupt(database: nodes.name, problem: "\(error)")
-            }
-        }
+    func parent(of node: NodeID) -> NodeID? {
+        noting(nil) { try layout.tree.nodeRecord(node, in: transaction)?.parent }
     }
 
-    func parent(of node: NodeID) -> NodeID? { nodeRecord(node)?.parent }
-
-    func contains(_ node: NodeID) -> Bool { node.isFixed || nodeRecord(node) != nil }
-
-    func isDeleted(_ node: NodeID) -> Bool {
-        var current = parent(of: node)
-        // A stored tree has no cycles; the bound only stops a damaged one.
-        for _ in 0..<(1 << 20) {
-            guard let parent = current else { return false }
-            if parent == .deletedRoot { return true }
-            current = self.parent(of: parent)
-        }
-        note(StoreError.corrupt(database: layout.tree.nodes.name, problem: "the ancestors of \(node) form a cycle"))
-        return false
+    func contains(_ node: NodeID) -> Bool {
+        node.isFixed || noting(false) { try layout.tree.nodeRecord(node, in: transaction) != nil }
     }
+
+    func isDeleted(_ node: NodeID) -> Bool { noting(false) { try layout.tree.isDeleted(node, in: transaction) } }
 
     /// From the writer's tree when it reflects this snapshot (a list in memory, where a
     /// large folder's index scan costs a key decode per child); else one prefix scan.
     func children(of node: NodeID, limit: Int?) -> [NodeID] {
-        if let borrowed = borrowingWriter({ $0.children(of: node, limit: limit) }) { return borrowed }
-        let children = layout.tree.children
-        let limit = limit.map { max(0, $0) } ?? .max
-        guard limit > 0 else { return [] }
-        return noting([]) {
-            var result: [NodeID] = []
-            try transaction.scan(children, range: .prefix(TreeStorageLayout.childrenPrefix(node))) { key, _ in
-                do {
-                    result.append(try TreeStorageLayout.child(fromChildKey: key))
-                } catch {
-                    throw StoreError.corrupt(database: children.name, problem: "\(error)")
-                }
-                return result.count < limit ? .continue : .stop
-            }
-            return result
+        if let borrowed = borrowingWriter({ $0.loadedTree.map { StoreState.children(of: node, limit: limit, in: $0) } }),
+            let borrowed {
+            return borrowed
         }
-    }
-
-    /// The children of `node` in sibling order, with their position keys: one prefix scan
-    /// of the children index.
-    private func childEntries(of node: NodeID) -> [(child: NodeID, position: PositionKey)] {
-        let children = layout.tree.children
-        return noting([]) {
-            var result: [(child: NodeID, position: PositionKey)] = []
-            try transaction.scan(children, range: .prefix(TreeStorageLayout.childrenPrefix(node))) { key, _ in
-                do {
-                    let entry = try TreeStorageLayout.decodeChildKey(key)
-                    result.append((entry.child, entry.position))
-                } catch {
-                    throw StoreError.corrupt(database: children.name, problem: "\(error)")
-                }
-                return .continue
-            }
-            return result
-        }
+        return noting([]) { try layout.tree.children(of: node, limit: limit, in: transaction) }
     }
 
     func placeBeforeDeletion(of node: NodeID) -> (parent: NodeID, index: Int, position: PositionKey)? {
-        guard var state = nodeRecord(node), state.parent == .deletedRoot, !state.lastMoveIsCreation else { return nil }
-        let log = layout.tree.log
-        // Back through the moves that kept it in the trash, as the in-memory tree does
-        // (`ReplicatedTree.placeBeforeDeletion(of:)`); each step goes to an earlier move.
-        while state.parent == .deletedRoot {
-            let entry = noting(nil) { () throws -> TreeLogRecord? in
-                guard let bytes = try transaction.value(forKey: TreeStorageLayout.logKey(state.lastMove), in: log) else {
-                    return nil  // truncated away
-                }
-                do { return try TreeStorageLayout.decodeLogEntry(bytes) } catch {
-                    throw StoreError.corrupt(database: log.name, problem: "\(error)")
-                }
-            }
-            guard let entry, entry.applied, entry.operation.node == node, let old = entry.old, old.lastMove < state.lastMove else {
-                return nil  // truncated away, or created in the trash
-            }
-            state = old
-        }
-        // A move now sorts after every sibling with an equal key.
-        let index = childEntries(of: state.parent).count { $0.position <= state.position }
-        return (state.parent, index, state.position)
+        noting(nil) { try layout.tree.placeBeforeDeletion(of: node, in: transaction) }
     }
 
     // MARK: Texts

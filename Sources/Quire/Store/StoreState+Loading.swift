@@ -14,7 +14,8 @@ import QuireCore
 /// on disk: two processes on one store hand out unique `(replica, counter)` IDs and
 /// never overwrite each other's commits.
 extension StoreState {
-    /// Reads the store's state in `tx`; `nil` when the environment holds no store yet.
+    /// Reads the store's state in `tx` — all but the tree, records and texts, which are
+    /// read on demand; `nil` when the environment holds no store yet.
     ///
     /// - Parameter snapshot: The LMDB transaction whose state `tx` sees (`tx`'s own ID for
     ///   a read; the last committed one, `tx`'s ID − 1, inside a write).
@@ -24,9 +25,7 @@ extension StoreState {
         guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
         var meta = try StoreMeta.decode(bytes)
         try StoreState.catchUp(&meta, layout: layout, in: tx)
-        guard let tree = try layout.tree.load(in: tx, replica: meta.replica, seed: nil) else {
-            throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
-        }
+        try checkHierarchyState(of: meta, layout: layout, in: tx)
         var failure: StoreError?
         var pending: [ChangeID: IncomingChange] = [:]
         try tx.scan(layout.pending) { _, value in
@@ -40,7 +39,7 @@ extension StoreState {
             return .continue
         }
         if let failure { throw failure }
-        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: tree, pending: pending)
+        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: nil, pending: pending)
         state.knownTransaction = snapshot
         try tx.scan(layout.textSlots) { key, value in
             do throws(DecodingError) {
@@ -66,19 +65,34 @@ extension StoreState {
     /// clocks caught up with its log), the hierarchy's state record (its layout checked)
     /// and the sibling-name fields; `nil` when the environment holds no store yet.
     ///
-    /// The rest — the tree, pending changes, name tables, text slots — is read by the
-    /// first transaction that needs the writer's state: the state knows no transaction
-    /// (``isLoaded`` is `false`), so ``refresh(in:snapshot:)`` reads it all. Read
-    /// transactions never need it (they read LMDB), so a process that only reads never
-    /// loads the store.
+    /// Pending changes, name tables and text slots are read by the first transaction that
+    /// needs the writer's state: the state knows no transaction (``isLoaded`` is `false`),
+    /// so ``refresh(in:snapshot:)`` reads them. The tree is read only by a transaction
+    /// that changes it (``hierarchyToChange()``), and records and texts as they are used.
+    /// Read transactions need none of it (they read LMDB), so a process that only reads
+    /// never loads the store, and one that only types and edits fields never loads the
+    /// hierarchy.
     static func open<T: ReadableTransaction & ~Copyable>(
         environment: Environment, layout: StoreLayout, in tx: borrowing T
     ) throws -> StoreState? {
         guard let bytes = try tx.value(forKey: StoreLayout.metaKey, in: layout.meta) else { return nil }
         var meta = try StoreMeta.decode(bytes)
         try StoreState.catchUp(&meta, layout: layout, in: tx)
+        try checkHierarchyState(of: meta, layout: layout, in: tx)
+        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: nil, pending: [:])
+        state.isLoaded = false
+        state.nameFields = try storedNameFields(layout: layout, in: tx)
+        return state
+    }
+
+    /// Checks the hierarchy's state record, which holds no more than its layout version
+    /// and replica: the tree itself is read by the first transaction that changes it
+    /// (``hierarchyToChange()``).
+    private static func checkHierarchyState<T: ReadableTransaction & ~Copyable>(
+        of meta: StoreMeta, layout: StoreLayout, in tx: borrowing T
+    ) throws {
         guard let treeState = try tx.value(forKey: TreeStorageLayout.stateKey, in: layout.tree.meta) else {
-            throw StoreError.corrupt(database: "tree.meta", problem: "the hierarchy's state record is missing")
+            throw StoreError.corrupt(database: layout.tree.meta.name, problem: "the hierarchy's state record is missing")
         }
         let stored: TreeStorageLayout.State
         do { stored = try TreeStorageLayout.decodeState(treeState) } catch {
@@ -87,10 +101,6 @@ extension StoreState {
         guard stored.replica == meta.replica else {
             throw TreeStoreError.replicaMismatch(stored: stored.replica, requested: meta.replica)
         }
-        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: try ReplicatedTree(replica: meta.replica), pending: [:])
-        state.isLoaded = false
-        state.nameFields = try storedNameFields(layout: layout, in: tx)
-        return state
     }
 
     /// The sibling-name fields the store keeps (empty when none were stored).
@@ -140,7 +150,7 @@ extension StoreState {
                 problem: "another process replaced the store in \(environment.path) (replica \(fresh.meta.replica), "
                     + "not \(replica)); close and open it again")
         }
-        let (before, treeBefore) = (meta.version, tree)
+        let (before, treeBefore) = (meta.version, loadedTree)
         adopt(fresh)
         noteOtherProcessChanges(since: before, treeBefore: treeBefore, in: tx)
     }
@@ -150,7 +160,7 @@ extension StoreState {
     private func adopt(_ fresh: StoreState) {
         meta = fresh.meta
         records.removeAll()
-        tree = fresh.tree
+        loadedTree = nil  // read again by the next transaction that changes it
         texts = [:]
         pending = fresh.pending
         session = nil
@@ -167,21 +177,36 @@ extension StoreState {
     }
 
     /// Adds what the changes between `version` and the current one touched to
-    /// ``otherProcessEvent``, with where moved nodes were in `treeBefore`.
+    /// ``otherProcessEvent``, with where moved nodes were before: in `treeBefore` when
+    /// this process held the hierarchy, else in the move log, whose entry of a node's first
+    /// move among the changes holds the node's place before it.
     private func noteOtherProcessChanges<T: ReadableTransaction & ~Copyable>(
-        since version: VersionVector, treeBefore: ReplicatedTree, in tx: borrowing T
+        since version: VersionVector, treeBefore: ReplicatedTree?, in tx: borrowing T
     ) {
         guard reportsOtherProcessChanges.load(ordering: .relaxed), meta.version != version else { return }
         var event = otherProcessEvent ?? StoreEvent(origin: .otherProcess)
         // Best effort: a log the other process pruned meanwhile leaves the event without
         // details (its changes are still read); `verify` reports a damaged log.
-        for change in (try? storedChanges(since: version, in: tx)) ?? [] { event.note(change) }
+        var firstMoves: [NodeID: Timestamp] = [:]
+        for change in (try? storedChanges(since: version, in: tx)) ?? [] {
+            event.note(change)
+            for case .tree(let move) in change.operations {
+                firstMoves[move.node] = min(firstMoves[move.node] ?? move.timestamp, move.timestamp)
+            }
+        }
+        let hierarchy = layout.tree
         for id in event.nodes {
             // An event not yet published keeps where the node was before its first change.
-            let from: StoreEvent.Place?? = event.moves[id].map(\.from)
-            event.moves[id] = StoreEvent.Move(
-                from: from ?? treeBefore.parent(of: id.node).map(StoreEvent.Place.init),
-                to: tree.parent(of: id.node).map(StoreEvent.Place.init))
+            var from: StoreEvent.Place?? = event.moves[id].map(\.from)
+            if from == nil, let treeBefore {
+                from = .some(treeBefore.parent(of: id.node).map(StoreEvent.Place.init))
+            } else if from == nil, let first = firstMoves[id.node] {
+                // No entry: a creation kept in its node's record (or pruned: read as one).
+                let entry = try? hierarchy.logEntry(at: first, in: tx)
+                from = .some(entry?.old.map { StoreEvent.Place($0.parent) })
+            }
+            let to = (try? hierarchy.nodeRecord(id.node, in: tx))?.parent
+            event.moves[id] = StoreEvent.Move(from: from ?? nil, to: to.map(StoreEvent.Place.init))
         }
         otherProcessEvent = event
     }

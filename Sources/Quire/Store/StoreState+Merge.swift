@@ -135,7 +135,10 @@ extension StoreState {
             }
         }
         if !treeBatch.isEmpty {
-            willChangeTree()
+            do { try willChangeTree() } catch let error as StoreError { throw error } catch {
+                records.note(error)  // what the transaction throws: the cause, as read
+                throw .corrupt(database: layout.tree.nodes.name, problem: "\(error)")
+            }
             let treeReport = tree.apply(treeBatch)
             report.skippedMoves = treeReport.skipped.count
         }
@@ -369,7 +372,7 @@ extension StoreState {
     func nameClashes(near report: MergeReport) -> [NameClash] {
         var parents = Set<NodeID>()
         for id in report.movedNodes.union(report.changedRecords) {
-            if let parent = tree.parent(of: id.node), parent != .deletedRoot { parents.insert(parent) }
+            if let parent = parent(of: id.node), parent != .deletedRoot { parents.insert(parent) }
         }
         return parents.sorted().flatMap { parent in
             nameClashes(under: parent)

@@ -7,10 +7,14 @@ extension StoreState {
         session = WriteSession(lamport: meta.lamport + 1)
     }
 
-    /// Starts recording tree changes, on the transaction's first use of the tree (most
-    /// transactions — keystrokes — never touch it).
-    func willChangeTree() {
+    /// Starts recording tree changes, on the transaction's first change of the tree (most
+    /// transactions — keystrokes — never touch it), after reading the tree if no
+    /// transaction has yet (see ``hierarchyToChange()``).
+    ///
+    /// - Throws: An error reading the hierarchy from LMDB.
+    func willChangeTree() throws {
         guard session?.touchesTree == false else { return }
+        _ = try hierarchyToChange()
         session?.touchesTree = true
         tree.beginChanges()
     }

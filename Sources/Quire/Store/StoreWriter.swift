@@ -112,7 +112,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
 
     /// Moves a record to position `index` among its current siblings.
     public func reorder(_ id: RecordID, to index: Int) throws {
-        guard let parent = _state.tree.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
+        guard let parent = _state.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
         try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: parent, at: index) }
     }
 
@@ -139,11 +139,11 @@ public struct StoreWriter: StoreReading, ~Copyable {
     public func restore(_ id: RecordID) throws {
         guard let place = placeBeforeDeletion(of: id) else {
             let reason: String
-            if _state.tree.parent(of: id.node) == .deletedRoot {
+            if _state.parent(of: id.node) == .deletedRoot {
                 reason = "it was created in the trash, so it has no place to go back to; give one: restore(\(id), to: parent)"
-            } else if isDeleted(id), let deleted = path(of: id).first(where: { _state.tree.parent(of: $0.node) == .deletedRoot }) {
+            } else if isDeleted(id), let deleted = path(of: id).first(where: { _state.parent(of: $0.node) == .deletedRoot }) {
                 reason = "it is inside the deleted record \(deleted); restore that one"
-            } else if _state.tree.contains(id.node) {
+            } else if _state.contains(id.node) {
                 reason = "it is not in the trash"
             } else {
                 reason = "there is no such record in this store"
@@ -259,7 +259,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// node was, for undo.
     @discardableResult
     func hierarchy(moving node: NodeID?, _ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
-        _state.willChangeTree()
+        try _state.willChangeTree()
         let previous = node.flatMap { node in
             _state.tree.parent(of: node).map { (parent: $0, position: _state.tree.position(of: node)!) }
         }

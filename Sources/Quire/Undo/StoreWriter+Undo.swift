@@ -133,6 +133,7 @@ extension StoreWriter {
     /// Moves a node back where it was (to the trash if the step created it), unless
     /// another move moved it since or the way back would make a cycle.
     private func revertMove(_ part: UndoStep.MovePart) throws {
+        try _state.willChangeTree()
         let tree = _state.tree
         guard tree.lastMove(of: part.node) == part.moved else { return }
         guard let previous = part.previous else {

@@ -45,6 +45,10 @@ struct StoreBenchmark {
         var rss_after_open_mb: Double
         var first_write_ms: Double
         var rss_after_first_write_mb: Double
+        var first_keystroke_ms: Double
+        var rss_after_first_keystroke_mb: Double
+        var first_create_ms: Double
+        var rss_after_first_create_mb: Double
         var get_us: Double
         var raw_get_us: Double
         var get_ratio: Double
@@ -108,6 +112,10 @@ struct StoreBenchmark {
             rss_after_open_mb: Timing.median(opens.map(\.rss_after_open_mb)),
             first_write_ms: Timing.median(opens.map(\.first_write_ms)),
             rss_after_first_write_mb: Timing.median(opens.map(\.rss_after_first_write_mb)),
+            first_keystroke_ms: Timing.median(opens.map(\.first_keystroke_ms)),
+            rss_after_first_keystroke_mb: Timing.median(opens.map(\.rss_after_first_keystroke_mb)),
+            first_create_ms: Timing.median(opens.map(\.first_create_ms)),
+            rss_after_first_create_mb: Timing.median(opens.map(\.rss_after_first_create_mb)),
             get_us: get, raw_get_us: rawGet, get_ratio: get / rawGet, record_value_bytes: valueBytes,
             children: folderChildren, children_page_ms: page.page, children_all_ms: page.all,
             delta_records: importing.records, delta_bytes: importing.deltaBytes,

@@ -15,25 +15,52 @@ enum StoreBenchmarkChild {
         /// The process's resident memory with the store open, in MiB.
         var rss_after_open_mb: Double
         /// Milliseconds of the first write after the open, one that changes nothing: the
-        /// writer's state (the tree, pending changes, names) is read then.
+        /// writer's state (pending changes, names, text slots) is read then.
         var first_write_ms: Double
         /// The resident memory after that write, in MiB.
         var rss_after_first_write_mb: Double
+        /// Milliseconds of the next write, one durable keystroke into an existing file:
+        /// what an app's first autosave after launch costs.
+        var first_keystroke_ms: Double
+        /// The resident memory after it, in MiB.
+        var rss_after_first_keystroke_mb: Double
+        /// Milliseconds of the next write, a durable new file in an existing folder: the
+        /// first write that changes the hierarchy, which reads the whole tree.
+        var first_create_ms: Double
+        /// The resident memory after it, in MiB.
+        var rss_after_first_create_mb: Double
     }
 
-    /// Opens the store in `directory`, measures the open, the first write and the memory,
-    /// and closes it.
+    /// Opens the store in `directory`, measures the open, the first writes (an empty one,
+    /// a keystroke, a new file) and the memory after each, and closes it.
     static func open(_ directory: String, in context: ToolContext) throws {
         let before = try residentMegabytes()
-        var store: Store?
-        let time = try Timing.milliseconds { store = try Store(directory: directory) }
+        var opened: Store?
+        let time = try Timing.milliseconds { opened = try Store(directory: directory) }
+        guard let store = opened else { throw BenchmarkFailure("no store opened in \(directory)") }
+        defer { try? store.close() }
         let after = try residentMegabytes()
-        let write = try Timing.milliseconds { try store?.write { _ in } }
+        let write = try Timing.milliseconds { try store.write { _ in } }
         let afterWrite = try residentMegabytes()
-        try store?.close()
+        // A file of the first folder, found by a read (which reads no writer state).
+        let (folder, file) = try store.read { tx in
+            let folder = tx.children(of: nil, limit: 1).first
+            return (folder, folder.flatMap { tx.children(of: $0, limit: 1).first })
+        }
+        guard let folder, let file else { throw BenchmarkFailure("the store in \(directory) has no file in a folder") }
+        let keystroke = try Timing.milliseconds {
+            try store.write { tx in try tx.insert("x", at: 0, in: file.text(File.contentField)) }
+        }
+        let afterKeystroke = try residentMegabytes()
+        let name = "new file \(ProcessInfo.processInfo.processIdentifier)"  // unique: each run adds one
+        let create = try Timing.milliseconds { try store.write { tx in _ = try tx.insert(File(name: name), under: folder) } }
+        let afterCreate = try residentMegabytes()
+        try store.close()
         context.output.writeLine(try BenchmarkJSON.line(OpenReport(
             open_ms: time, rss_before_open_mb: before, rss_after_open_mb: after,
-            first_write_ms: write, rss_after_first_write_mb: afterWrite)))
+            first_write_ms: write, rss_after_first_write_mb: afterWrite,
+            first_keystroke_ms: keystroke, rss_after_first_keystroke_mb: afterKeystroke,
+            first_create_ms: create, rss_after_first_create_mb: afterCreate)))
     }
 
     /// Inserts `count` files named `"TAG INDEX"` into the store in `directory`, each in
