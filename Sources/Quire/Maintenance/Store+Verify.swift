@@ -557,7 +557,7 @@ struct StoreVerifier {
         }
         for key in indexKeys.subtracting(expected).sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             do throws(KeyReader.DecodingError) {
-                let (parent, child, _) = try TreeStorageLayout.decodeChildKey(key)
+                let (parent, child, _, _) = try TreeStorageLayout.decodeChildKey(key)
                 let actual = nodes[child].map { "tree.nodes places it under \($0.parent) with another position or last move" } ?? "tree.nodes has no such node"
                 add(.tree, tree.children.name, "\(child) under \(parent)", "the entry lists \(child) among the children of \(parent), but \(actual)", Remedy.restore)
             } catch {

@@ -161,15 +161,11 @@ final class StoreSnapshot: StoreView {
 
     // MARK: Hierarchy
 
-    func parent(of node: NodeID) -> NodeID? {
-        noting(nil) { try layout.tree.nodeRecord(node, in: transaction)?.parent }
-    }
+    func parent(of node: NodeID) -> NodeID? { noting(nil) { try storedNode(node)?.parent } }
 
-    func contains(_ node: NodeID) -> Bool {
-        node.isFixed || noting(false) { try layout.tree.nodeRecord(node, in: transaction) != nil }
-    }
+    func contains(_ node: NodeID) -> Bool { node.isFixed || noting(false) { try storedNode(node) != nil } }
 
-    func isDeleted(_ node: NodeID) -> Bool { noting(false) { try layout.tree.isDeleted(node, in: transaction) } }
+    func isDeleted(_ node: NodeID) -> Bool { noting(false) { try storedIsDeleted(node) } }
 
     /// From the writer's tree when it reflects this snapshot (a list in memory, where a
     /// large folder's index scan costs a key decode per child); else one prefix scan.
@@ -178,11 +174,11 @@ final class StoreSnapshot: StoreView {
             let borrowed {
             return borrowed
         }
-        return noting([]) { try layout.tree.children(of: node, limit: limit, in: transaction) }
+        return noting([]) { try storedChildren(of: node, limit: limit) }
     }
 
     func placeBeforeDeletion(of node: NodeID) -> (parent: NodeID, index: Int, position: PositionKey)? {
-        noting(nil) { try layout.tree.placeBeforeDeletion(of: node, in: transaction) }
+        noting(nil) { try storedPlaceBeforeDeletion(of: node) }
     }
 
     // MARK: Texts
@@ -236,4 +232,18 @@ final class StoreSnapshot: StoreView {
         }
         return answer
     }
+}
+
+extension StoreSnapshot: StoredHierarchy {
+    func storedNode(_ node: NodeID) throws -> TreeNodeRecord? { try layout.tree.nodeRecord(node, in: transaction) }
+
+    func storedChildren(of node: NodeID, limit: Int?) throws -> [NodeID] {
+        try layout.tree.children(of: node, limit: limit, in: transaction)
+    }
+
+    func storedChildEntries(of node: NodeID) throws -> [StoredChild] { try layout.tree.childEntries(of: node, in: transaction) }
+
+    func storedLogEntry(at timestamp: Timestamp) throws -> TreeLogRecord? { try layout.tree.logEntry(at: timestamp, in: transaction) }
+
+    var nodesDatabaseName: String { layout.tree.nodes.name }
 }

@@ -126,7 +126,8 @@ extension StoreState {
         let tree = try ReplicatedTree(replica: replica)
         try tx.put(meta.encoded(), forKey: StoreLayout.metaKey, in: layout.meta)
         try layout.tree.writeInitialState(of: tree, in: tx)
-        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: tree, pending: [:])
+        // Not kept: a new store's hierarchy lives on LMDB like any other (see StoreState+Hierarchy).
+        let state = StoreState(environment: environment, layout: layout, meta: meta, tree: nil, pending: [:])
         state.knownTransaction = tx.transactionID
         return state
     }

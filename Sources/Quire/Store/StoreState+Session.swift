@@ -7,9 +7,9 @@ extension StoreState {
         session = WriteSession(lamport: meta.lamport + 1)
     }
 
-    /// Starts recording tree changes, on the transaction's first change of the tree (most
-    /// transactions — keystrokes — never touch it), after reading the tree if no
-    /// transaction has yet (see ``hierarchyToChange()``).
+    /// Starts recording changes of the tree in memory, on the transaction's first change
+    /// of it (most transactions — keystrokes — never touch it), after reading the tree if
+    /// no transaction has yet (see ``hierarchyToChange()``).
     ///
     /// - Throws: An error reading the hierarchy from LMDB.
     func willChangeTree() throws {
@@ -107,7 +107,7 @@ extension StoreState {
             if records[id] != session.savedRecords[id] ?? nil { event.records.insert(id) }
         }
 
-        let treeChanges = session.touchesTree ? tree.pendingChanges() : nil
+        let treeChanges = session.touchesTree ? tree.pendingChanges() : session.treeEdits?.changeSet
         for node in treeChanges?.nodes ?? [] {
             let id = RecordID(node.node)
             event.nodes.insert(id)

@@ -27,6 +27,10 @@ final class StoreState: StoreView, @unchecked Sendable {
     /// until then: reads of the hierarchy go to LMDB, one node or one folder at a time, so
     /// a process that only types and edits fields never reads the whole tree.
     @exclusivity(unchecked) var loadedTree: ReplicatedTree?
+    /// For local moves made on LMDB (see ``StoredTreeEdits``), as the tree in memory keeps
+    /// them: the last move that placed a node by index, and position keys' random suffixes.
+    @exclusivity(unchecked) var lastPlacement: Timestamp?
+    @exclusivity(unchecked) var placementRandom = SplitMix64(seed: UInt64.random(in: .min ... .max))
     /// Texts read so far; others are read from disk on first use.
     @exclusivity(unchecked) var texts: [TextID: StoredText] = [:]
     /// Changes from other replicas waiting for their dependencies.
@@ -105,82 +109,6 @@ final class StoreState: StoreView, @unchecked Sendable {
         records.records(ofType: type)
     }
 
-    // The hierarchy: from memory once a transaction changing it has read it whole, else
-    // from LMDB in the body's read transaction (what the memory would hold: a session
-    // that changes the tree reads it first). A failed read answers as absent and keeps
-    // the error for the transaction to throw, as a record read does.
-
-    func parent(of node: NodeID) -> NodeID? {
-        if let loadedTree { return loadedTree.parent(of: node) }
-        return readingHierarchy(nil) { tx in try layout.tree.nodeRecord(node, in: tx)?.parent }
-    }
-
-    func children(of node: NodeID, limit: Int?) -> [NodeID] {
-        if let loadedTree { return Self.children(of: node, limit: limit, in: loadedTree) }
-        return readingHierarchy([]) { tx in try layout.tree.children(of: node, limit: limit, in: tx) }
-    }
-
-    /// The first `limit` children of `node` in `tree` (all for `nil`).
-    static func children(of node: NodeID, limit: Int?, in tree: ReplicatedTree) -> [NodeID] {
-        let all = tree.children(of: node)
-        guard let limit, limit < all.count else { return all }
-        return Array(all.prefix(max(0, limit)))
-    }
-
-    func contains(_ node: NodeID) -> Bool {
-        if let loadedTree { return loadedTree.contains(node) }
-        return node.isFixed || readingHierarchy(false) { tx in try layout.tree.nodeRecord(node, in: tx) != nil }
-    }
-
-    func isDeleted(_ node: NodeID) -> Bool {
-        if let loadedTree { return loadedTree.isDeleted(node) }
-        return readingHierarchy(false) { tx in try layout.tree.isDeleted(node, in: tx) }
-    }
-
-    func placeBeforeDeletion(of node: NodeID) -> (parent: NodeID, index: Int, position: PositionKey)? {
-        if let loadedTree { return loadedTree.placeBeforeDeletion(of: node) }
-        return readingHierarchy(nil) { tx in try layout.tree.placeBeforeDeletion(of: node, in: tx) }
-    }
-
-    /// `body`'s answer from LMDB, read in the body's read transaction; `fallback` after
-    /// noting what it threw for the transaction to throw.
-    private func readingHierarchy<R>(_ fallback: R, _ body: (borrowing ReadTransaction) throws -> R) -> R {
-        do { return try records.withReadTransaction(body) } catch {
-            records.note(error)
-            return fallback
-        }
-    }
-
-    /// The whole hierarchy, for a transaction about to change it: read from LMDB the first
-    /// time, in the body's read transaction — under the writer's lock, that is the commit
-    /// the rest of the state reflects.
-    ///
-    /// - Complexity: O(*n* log *n*) for *n* nodes the first time; O(1) after.
-    func hierarchyToChange() throws -> ReplicatedTree {
-        if let loadedTree { return loadedTree }
-        let (layout, replica) = (layout, replica)
-        let loaded = try records.withReadTransaction { tx in
-            guard let tree = try layout.tree.load(in: tx, replica: replica, seed: nil) else {
-                throw StoreError.corrupt(database: layout.tree.meta.name, problem: "the hierarchy's state record is missing")
-            }
-            return tree
-        }
-        loadedTree = loaded
-        return loaded
-    }
-
-    /// The hierarchy of a transaction that changes it; ``willChangeTree()`` has read it.
-    var tree: ReplicatedTree {
-        get {
-            guard let loadedTree else { preconditionFailure("the hierarchy is changed only after willChangeTree() read it") }
-            return loadedTree
-        }
-        _modify {
-            precondition(loadedTree != nil, "the hierarchy is changed only after willChangeTree() read it")
-            yield &loadedTree!
-        }
-    }
-
     func withText<R>(_ id: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R {
         try body(existingText(id)?.text)
     }
@@ -226,6 +154,8 @@ final class WriteSession {
     let lamport: UInt64
     /// Whether the tree records changes (see `StoreState.willChangeTree()`).
     @exclusivity(unchecked) var touchesTree = false
+    /// Local moves made on LMDB, while the tree is not in memory (see ``StoredTreeEdits``).
+    @exclusivity(unchecked) var treeEdits: StoredTreeEdits?
     /// Tree operations, in the order they were made.
     @exclusivity(unchecked) var treeOperations: [TreeOperation] = []
     /// Field writes per record (the last value of each field).

@@ -39,9 +39,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
         _state.learn(T.self)
         try validate(record)
         let fields = try RecordFields.encode(record)
-        let move = try hierarchy(moving: nil) { tree throws(TreeError) in
-            try tree.create(under: parent?.node ?? .root, at: index)
-        }
+        let move = try hierarchy(.create(under: parent?.node ?? .root, at: index))
         let id = RecordID(move.node)
         _state.records.noteNew(id)
         writeFields(fields, of: id, type: T.typeName)
@@ -107,20 +105,20 @@ public struct StoreWriter: StoreReading, ~Copyable {
     /// - Throws: ``StoreError/hierarchy(_:)`` for a move into its own subtree or an
     ///   unknown record.
     public func move(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
-        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: parent?.node ?? .root, at: index) }
+        try hierarchy(.move(id.node, to: parent?.node ?? .root, at: index))
     }
 
     /// Moves a record to position `index` among its current siblings.
     public func reorder(_ id: RecordID, to index: Int) throws {
         guard let parent = _state.parent(of: id.node) else { throw StoreError.recordNotFound(id) }
-        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: parent, at: index) }
+        try hierarchy(.move(id.node, to: parent, at: index))
     }
 
     /// Moves a record and its subtree to the trash. Nothing is destroyed: its fields and
     /// texts stay, edits made concurrently inside it survive, and ``restore(_:to:at:)``
     /// brings it back.
     public func delete(_ id: RecordID) throws {
-        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.delete(id.node) }
+        try hierarchy(.move(id.node, to: .deletedRoot, at: nil))
     }
 
     /// Puts a record in the trash back where it was deleted from: under its old parent, at
@@ -155,7 +153,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
                 id, reason: "it was deleted from \(RecordID(place.parent)), which is in the trash itself; restore that first, or give another parent: restore(\(id), to: parent)")
         }
         // Its old position key puts it back between its old neighbours, wherever they are now.
-        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.move(id.node, to: place.parent, position: place.position) }
+        try hierarchy(.place(id.node, under: place.parent, position: place.position))
     }
 
     /// Moves a record out of the trash under `parent` (`nil`: the top level).
@@ -166,7 +164,7 @@ public struct StoreWriter: StoreReading, ~Copyable {
     ///   - index: The position among the new siblings; `nil` for the end.
     /// - Throws: ``StoreError/hierarchy(_:)`` for an unknown record or parent.
     public func restore(_ id: RecordID, to parent: RecordID?, at index: Int? = nil) throws {
-        try hierarchy(moving: id.node) { tree throws(TreeError) in try tree.restore(id.node, to: parent?.node ?? .root, at: index) }
+        try hierarchy(.move(id.node, to: parent?.node ?? .root, at: index))
     }
 
     // MARK: Texts
@@ -255,28 +253,22 @@ public struct StoreWriter: StoreReading, ~Copyable {
         _state.session!.fieldWrites[id, default: (type, [:])].values.merge(values) { $1 }
     }
 
-    /// Runs a tree operation of `node` (`nil`: a node it creates) and notes where the
-    /// node was, for undo.
+    /// Makes a local change of the hierarchy and notes where the node was, for undo.
     @discardableResult
-    func hierarchy(moving node: NodeID?, _ body: (inout ReplicatedTree) throws(TreeError) -> TreeOperation) throws -> TreeOperation {
-        try _state.willChangeTree()
-        let previous = node.flatMap { node in
-            _state.tree.parent(of: node).map { (parent: $0, position: _state.tree.position(of: node)!) }
+    func hierarchy(_ move: StoreState.LocalMove) throws -> TreeOperation {
+        let previous = move.node.flatMap { node in
+            _state.parent(of: node).flatMap { parent in _state.placement(of: node).map { (parent: parent, position: $0.position) } }
         }
-        do {
-            let operation = try body(&_state.tree)
-            _state.session!.treeOperations.append(operation)
-            _state.session!.typingEnded = true
-            if let index = _state.session!.undoMoveIndex[operation.node] {
-                _state.session!.undoMoves[index].moved = operation.timestamp
-            } else {
-                _state.session!.undoMoveIndex[operation.node] = _state.session!.undoMoves.count
-                _state.session!.undoMoves.append(.init(node: operation.node, previous: previous, moved: operation.timestamp))
-            }
-            return operation
-        } catch {
-            throw StoreError.hierarchy(error)
+        let operation = try _state.moveLocally(move)
+        _state.session!.treeOperations.append(operation)
+        _state.session!.typingEnded = true
+        if let index = _state.session!.undoMoveIndex[operation.node] {
+            _state.session!.undoMoves[index].moved = operation.timestamp
+        } else {
+            _state.session!.undoMoveIndex[operation.node] = _state.session!.undoMoves.count
+            _state.session!.undoMoves.append(.init(node: operation.node, previous: previous, moved: operation.timestamp))
         }
+        return operation
     }
 
     /// Edits a text; `typing` is what the edit typed or erased, for undo grouping (`nil`

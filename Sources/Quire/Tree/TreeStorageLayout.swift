@@ -73,14 +73,14 @@ struct TreeStorageLayout: Sendable {
         Key(parent.replica.rawValue, CompactInteger(parent.counter))
     }
 
-    /// The parent, child and the child's position key a children-index key names.
+    /// The parent, child, position key and last move a children-index key names.
     static func decodeChildKey(
         _ key: some RawBytes
-    ) throws(KeyReader.DecodingError) -> (parent: NodeID, child: NodeID, position: PositionKey) {
+    ) throws(KeyReader.DecodingError) -> (parent: NodeID, child: NodeID, position: PositionKey, lastMove: Timestamp) {
         var reader = KeyReader(key)
         let parent = NodeID(replica: ReplicaID(try reader.read(UInt64.self)), counter: try reader.read(CompactInteger.self).value)
         let position = PositionKey(try reader.read([UInt8].self))
-        _ = try reader.read(CompactInteger.self)
+        let lamport = try reader.read(CompactInteger.self).value
         let moveReplica = try reader.read(UInt64.self)
         let counter = try reader.read(CompactInteger.self).value
         let replica: UInt64
@@ -90,7 +90,8 @@ struct TreeStorageLayout: Sendable {
         case let marker: throw KeyReader.DecodingError(offset: reader.offset - 1, problem: "child replica marker \(marker)")
         }
         try reader.finish()
-        return (parent, NodeID(replica: ReplicaID(replica), counter: counter), position)
+        return (parent, NodeID(replica: ReplicaID(replica), counter: counter), position,
+                Timestamp(lamport: lamport, replica: ReplicaID(moveReplica)))
     }
 
     /// The child a children-index key names, read in place — no copy of the key, no

@@ -133,19 +133,17 @@ extension StoreWriter {
     /// Moves a node back where it was (to the trash if the step created it), unless
     /// another move moved it since or the way back would make a cycle.
     private func revertMove(_ part: UndoStep.MovePart) throws {
-        try _state.willChangeTree()
-        let tree = _state.tree
-        guard tree.lastMove(of: part.node) == part.moved else { return }
+        guard _state.placement(of: part.node)?.lastMove == part.moved else { return }
         guard let previous = part.previous else {
-            try hierarchy(moving: part.node) { tree throws(TreeError) in try tree.delete(part.node) }
+            try hierarchy(.move(part.node, to: .deletedRoot, at: nil))
             return
         }
-        guard tree.contains(previous.parent), !tree.wouldCreateCycle(moving: part.node, under: previous.parent) else { return }
+        guard _state.contains(previous.parent), !_state.wouldCreateCycle(moving: part.node, under: previous.parent) else { return }
         // Its old place among the siblings there now: after every one whose key sorts first.
-        let index = tree.children(of: previous.parent).filter { sibling in
-            sibling != part.node && tree.position(of: sibling).map { $0 < previous.position } ?? false
+        let index = _state.children(of: previous.parent).filter { sibling in
+            sibling != part.node && _state.placement(of: sibling).map { $0.position < previous.position } ?? false
         }.count
-        try hierarchy(moving: part.node) { tree throws(TreeError) in try tree.move(part.node, to: previous.parent, at: index) }
+        try hierarchy(.move(part.node, to: previous.parent, at: index))
     }
 }
 

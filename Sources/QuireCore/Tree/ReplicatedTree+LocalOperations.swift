@@ -93,28 +93,17 @@ extension ReplicatedTree {
         let siblings = children[Int(parentIndex)]
         let selfPlace = nodeIndex >= 0 && nodes[Int(nodeIndex)].parent == parentIndex
             ? siblings.firstIndex(of: nodeIndex) : nil
-        let count = siblings.count - (selfPlace == nil ? 0 : 1)
-        let target = index ?? count
-        guard target >= 0 && target <= count else { throw .indexOutOfRange(target, count: count) }
-        func sibling(_ place: Int) -> Int32 {
-            if let selfPlace, place >= selfPlace { return siblings[place + 1] }
-            return siblings[place]
+        // A copy of the generator, not `&self.random`: the sibling closure reads `self`.
+        // (Nor a copy of `nodes`: holding one would make the append below copy the table.)
+        var random = self.random
+        let position = try Self.localPosition(
+            at: index, amongCount: siblings.count - (selfPlace == nil ? 0 : 1), replica: replica,
+            lastPlacement: lastPlacement, random: &random
+        ) { place in
+            let state = nodes[Int(siblings[selfPlace.map { place >= $0 ? place + 1 : place } ?? place])]
+            return LocalSibling(position: state.position, lastMove: state.lastMove)
         }
-        let lowerState = target > 0 ? nodes[Int(sibling(target - 1))] : nil
-        let lower = lowerState?.position
-        var upperState: TreeNodeState? = nil
-        var place = target
-        while place < count {
-            let state = nodes[Int(sibling(place))]
-            if lower.map({ PositionKey.compare($0.bytes, state.position.bytes) < 0 }) ?? true { upperState = state; break }
-            place += 1
-        }
-        let position = PositionKey.between(
-            lower, and: upperState?.position, continuing: runsToContinue(lower: lowerState, upper: upperState),
-            using: &random)
-        guard position.bytes.count <= PositionKey.maximumLength else {
-            throw .positionKeyTooLong(position.bytes.count)
-        }
+        self.random = random
         if creating { nodeIndex = intern(node) }
         let newMetadata = metadata ?? nodes[Int(nodeIndex)].metadata
         let operation = try appendLocal(node: nodeIndex, parent: parentIndex, position: position, metadata: newMetadata)
@@ -122,12 +111,60 @@ extension ReplicatedTree {
         return operation
     }
 
+    /// A sibling as a local move's placement sees it.
+    package struct LocalSibling {
+        package var position: PositionKey
+        package var lastMove: Timestamp
+
+        package init(position: PositionKey, lastMove: Timestamp) {
+            self.position = position
+            self.lastMove = lastMove
+        }
+    }
+
+    /// The position key a local move gives a node placed at `index` among `count`
+    /// siblings (in sibling order, the node itself left out): between the sibling before
+    /// and the first after it with a greater key, continuing a run where
+    /// ``runsToContinue(lower:upper:replica:lastPlacement:)`` allows. One function for the
+    /// tree in memory and for the store's moves made on LMDB, so both place alike.
+    ///
+    /// - Parameters:
+    ///   - index: `0...count`; `nil` for last.
+    ///   - sibling: The sibling at a place, `0..<count`.
+    /// - Throws: ``TreeError/indexOutOfRange(_:count:)``, ``TreeError/positionKeyTooLong(_:)``.
+    package static func localPosition(
+        at index: Int?, amongCount count: Int, replica: ReplicaID, lastPlacement: Timestamp?, random: inout SplitMix64,
+        sibling: (Int) throws(TreeError) -> LocalSibling
+    ) throws(TreeError) -> PositionKey {
+        let target = index ?? count
+        guard target >= 0 && target <= count else { throw .indexOutOfRange(target, count: count) }
+        let lowerState = target > 0 ? try sibling(target - 1) : nil
+        let lower = lowerState?.position
+        var upperState: LocalSibling? = nil
+        var place = target
+        while place < count {
+            let state = try sibling(place)
+            if lower.map({ PositionKey.compare($0.bytes, state.position.bytes) < 0 }) ?? true { upperState = state; break }
+            place += 1
+        }
+        let position = PositionKey.between(
+            lower, and: upperState?.position,
+            continuing: runsToContinue(lower: lowerState, upper: upperState, replica: replica, lastPlacement: lastPlacement),
+            using: &random)
+        guard position.bytes.count <= PositionKey.maximumLength else {
+            throw .positionKeyTooLong(position.bytes.count)
+        }
+        return position
+    }
+
     /// Which neighbours' runs a new key may continue. At an open end (nothing after, or
     /// nothing before) any key this replica made; in between only the key it made last,
     /// so that typing forwards, inserting at one spot or dragging to one place continue
     /// a run, while a drop between two unrelated items splits their gap instead of
     /// spending it.
-    private func runsToContinue(lower: TreeNodeState?, upper: TreeNodeState?) -> PositionKey.Neighbours {
+    private static func runsToContinue(
+        lower: LocalSibling?, upper: LocalSibling?, replica: ReplicaID, lastPlacement: Timestamp?
+    ) -> PositionKey.Neighbours {
         var result: PositionKey.Neighbours = []
         if let lower, lower.lastMove == lastPlacement || (upper == nil && lower.lastMove.replica == replica) {
             result.insert(.lower)

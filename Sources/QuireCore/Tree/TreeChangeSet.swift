@@ -50,6 +50,12 @@ package struct TreeChangeSet: Sendable {
         package var node: NodeID
         package var before: TreeNodeRecord?
         package var after: TreeNodeRecord?
+
+        package init(node: NodeID, before: TreeNodeRecord?, after: TreeNodeRecord?) {
+            self.node = node
+            self.before = before
+            self.after = after
+        }
     }
 
     package var nodes: [NodeChange] = []
@@ -57,6 +63,17 @@ package struct TreeChangeSet: Sendable {
     package var clock: UInt64 = 0
     package var nextCounter: UInt64 = 0
     package var truncatedThrough: Timestamp?
+
+    package init(
+        nodes: [NodeChange] = [], logEntries: [TreeLogRecord] = [], clock: UInt64, nextCounter: UInt64,
+        truncatedThrough: Timestamp?
+    ) {
+        self.nodes = nodes
+        self.logEntries = logEntries
+        self.clock = clock
+        self.nextCounter = nextCounter
+        self.truncatedThrough = truncatedThrough
+    }
 }
 
 /// The bookkeeping of an open change session.

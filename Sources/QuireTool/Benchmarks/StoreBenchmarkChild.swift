@@ -25,7 +25,7 @@ enum StoreBenchmarkChild {
         /// The resident memory after it, in MiB.
         var rss_after_first_keystroke_mb: Double
         /// Milliseconds of the next write, a durable new file in an existing folder: the
-        /// first write that changes the hierarchy, which reads the whole tree.
+        /// first write that changes the hierarchy.
         var first_create_ms: Double
         /// The resident memory after it, in MiB.
         var rss_after_first_create_mb: Double
