@@ -97,6 +97,26 @@ extension StoreState: StoredHierarchy {
         return try records.withReadTransaction { tx in try layout.logEntry(at: timestamp, in: tx) }
     }
 
+    /// Decodes only the siblings the placement looks at (see
+    /// ``TreeStorageLayout/placementSiblings(under:leaving:nodeKey:at:in:)``), unless the
+    /// session has listed or changed the parent's children.
+    func storedPlacementSiblings(under parent: NodeID, leaving node: NodeID?, at index: Int?) throws -> PlacementSiblings {
+        if let edits = session?.treeEdits, edits.knowsChildren(of: parent) {
+            return PlacementSiblings(among: try storedChildEntries(of: parent), leaving: node, at: index)
+        }
+        let ownKey = try node.flatMap { node in
+            try storedNode(node).flatMap { $0.parent == parent ? TreeStorageLayout.childKey(node, $0) : nil }
+        }
+        let layout = layout.tree
+        let window = try records.withReadTransaction { tx in
+            try layout.placementSiblings(under: parent, nodeKey: ownKey, at: index, in: tx)
+        }
+        guard window.suffices(for: index) else {
+            return PlacementSiblings(among: try storedChildEntries(of: parent), leaving: node, at: index)
+        }
+        return window
+    }
+
     var nodesDatabaseName: String { layout.tree.nodes.name }
 
     // MARK: Changing it
@@ -144,7 +164,9 @@ extension StoreState: StoredHierarchy {
             edits = open
         } else {
             let layout = layout.tree
-            edits = StoredTreeEdits(state: try records.withReadTransaction { tx in try layout.state(in: tx) })
+            let state = try records.withReadTransaction { tx in try layout.state(in: tx) }
+            edits = StoredTreeEdits(state: state, childLists: childListsKept)
+            childListsKept = [:]  // the session's now; kept again when it commits
             session.treeEdits = edits
         }
         let (parent, placement): (NodeID, StoredTreeEdits.Placement)
@@ -166,6 +188,7 @@ extension StoreState: StoredHierarchy {
     func hierarchyToChange() throws -> ReplicatedTree {
         if let loadedTree { return loadedTree }
         precondition(session?.treeEdits == nil, "the tree is read whole before a session's local moves, never after")
+        childListsKept = [:]  // local moves go to the tree in memory from now on
         let (layout, replica) = (layout, replica)
         let loaded = try records.withReadTransaction { tx in
             guard let tree = try layout.tree.load(in: tx, replica: replica, seed: nil) else {

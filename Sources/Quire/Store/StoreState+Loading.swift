@@ -161,7 +161,8 @@ extension StoreState {
     private func adopt(_ fresh: StoreState) {
         meta = fresh.meta
         records.removeAll()
-        loadedTree = nil  // read again by the next transaction that changes it
+        loadedTree = nil  // read again by the next merge that needs it
+        childListsKept = [:]
         texts = [:]
         pending = fresh.pending
         session = nil

@@ -210,6 +210,8 @@ extension StoreState {
     /// Ends a transaction that changed nothing.
     func endEmptySession() {
         if session?.touchesTree == true { tree.commitChanges() }
+        // Moves refused (a cycle) leave the lists as LMDB holds them.
+        if let edits = session?.treeEdits { childListsKept = edits.takeChildLists() }
         // An undo whose parts were all changed since by others still uses up its step.
         if let session, session.reverted != nil { recordUndo(session, textOperations: []) }
         session = nil
@@ -235,6 +237,10 @@ extension StoreState {
         guard let session else { return commit.event }
         if commit.event.origin == .local { recordUndo(session, textOperations: commit.textOperations) }
         if session.touchesTree { tree.commitChanges() }
+        if let edits = session.treeEdits {
+            let lists = edits.takeChildLists()
+            if lists.values.reduce(0, { $0 + $1.count }) <= Self.childListsLimit { childListsKept = lists }
+        }
         meta = commit.meta
         for (text, slot) in commit.newSlots {
             textSlots[text] = slot

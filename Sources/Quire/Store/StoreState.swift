@@ -31,6 +31,12 @@ final class StoreState: StoreView, @unchecked Sendable {
     /// them: the last move that placed a node by index, and position keys' random suffixes.
     @exclusivity(unchecked) var lastPlacement: Timestamp?
     @exclusivity(unchecked) var placementRandom = SplitMix64(seed: UInt64.random(in: .min ... .max))
+    /// Lists of children that local moves on LMDB read, kept from one session to the next
+    /// as committed (a folder filled over many writes is listed once); dropped when another
+    /// process writes, when a session rolls back, when the tree is read whole, and past
+    /// ``childListsLimit`` entries.
+    @exclusivity(unchecked) var childListsKept: [NodeID: [StoredChild]] = [:]
+    static let childListsLimit = 200_000
     /// Texts read so far; others are read from disk on first use.
     @exclusivity(unchecked) var texts: [TextID: StoredText] = [:]
     /// Changes from other replicas waiting for their dependencies.

@@ -21,20 +21,30 @@ final class StoredTreeEdits {
     /// Nodes moved, in order of first move, with their state before the session and now.
     private(set) var nodes: [TreeChangeSet.NodeChange] = []
     private var nodePlace: [NodeID: Int] = [:]
-    /// The children of the parents listed so far, with the session's moves applied, in
-    /// sibling order; kept up to date as nodes move (LMDB's lists do not change under a
-    /// write session: it holds the writer's lock).
+    /// The children of the parents listed so far (in this session or, kept by the writer,
+    /// in earlier ones), with the session's moves applied, in sibling order; kept up to
+    /// date as nodes move (LMDB's lists do not change under a write session: it holds the
+    /// writer's lock).
     private var childLists: [NodeID: [StoredChild]] = [:]
     /// Parents that lost or gained a child in the session.
     private var touchedParents: Set<NodeID> = []
     /// The moves made, in order (their timestamps ascend).
     private(set) var log: [TreeLogRecord] = []
 
-    /// Edits starting from the stored clocks.
-    init(state: TreeStorageLayout.State) {
+    /// Edits starting from the stored clocks, and from `childLists`, lists of children the
+    /// writer kept from earlier sessions (each as LMDB holds it now).
+    init(state: TreeStorageLayout.State, childLists: [NodeID: [StoredChild]]) {
         clock = state.clock
         nextCounter = state.nextCounter
         truncatedThrough = state.truncatedThrough
+        self.childLists = childLists
+    }
+
+    /// The lists of children the session knows, for the writer to keep once the session's
+    /// moves are committed (they are then what LMDB holds); taken out, not copied.
+    func takeChildLists() -> [NodeID: [StoredChild]] {
+        defer { childLists = [:] }
+        return childLists
     }
 
     /// The node's state after the session's moves, when one moved it; `nil` when none did.
@@ -127,16 +137,12 @@ final class StoredTreeEdits {
         let position: PositionKey
         switch placement {
         case .index(let index):
-            // The new siblings, the node itself left out (without copying a large folder's list).
-            let siblings = try hierarchy.storedChildEntries(of: parent)
-            let selfPlace = before?.parent == parent ? siblings.firstIndex { $0.child == moved } : nil
+            let siblings = try hierarchy.storedPlacementSiblings(under: parent, leaving: node, at: index)
             do {
                 position = try ReplicatedTree.localPosition(
-                    at: index, amongCount: siblings.count - (selfPlace == nil ? 0 : 1), replica: replica,
-                    lastPlacement: lastPlacement, random: &random
+                    at: index, amongCount: siblings.count, replica: replica, lastPlacement: lastPlacement, random: &random
                 ) { place in
-                    let sibling = siblings[selfPlace.map { place >= $0 ? place + 1 : place } ?? place]
-                    return ReplicatedTree.LocalSibling(position: sibling.position, lastMove: sibling.lastMove)
+                    ReplicatedTree.LocalSibling(position: siblings[place].position, lastMove: siblings[place].lastMove)
                 }
             } catch {
                 throw fail(error)

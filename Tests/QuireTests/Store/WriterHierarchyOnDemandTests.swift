@@ -118,6 +118,11 @@ struct WriterHierarchyOnDemandTests {
         try setup.close()
 
         let app = try Store(directory: path)
+        // Two notes after the memo, in one write: this process lists Inbox's children (and
+        // keeps the list for its next writes).
+        let kept = try app.write { tx in
+            [try tx.insert(TypistNote(name: "one"), under: inbox), try tx.insert(TypistNote(name: "two"), under: inbox)]
+        }
         let fromInbox = app.events(under: inbox)
         let mover = try RunningProcess(typist, ["mover", path, "memo", "Archive"])
         let result = mover.finish()
@@ -131,9 +136,12 @@ struct WriterHierarchyOnDemandTests {
         }
         #expect(moved == StoreEvent.Move(from: .under(inbox), to: .under(archive)))
         #expect(app.lockedState.loadedTree == nil)
-        // The next hierarchy change here starts from the other process's commit.
+        // The next hierarchy change here starts from the other process's commit, not from
+        // the children of Inbox this process listed before it.
+        let third = try app.write { tx in try tx.insert(TypistNote(name: "third"), under: inbox, at: 1) }
+        #expect(try app.read { tx in tx.children(of: inbox) } == [kept[0], third, kept[1]])
         try app.write { tx in try tx.move(note, to: inbox, at: 0) }
-        #expect(try app.read { tx in tx.children(of: inbox) } == [note])
+        #expect(try app.read { tx in tx.children(of: inbox) } == [note, kept[0], third, kept[1]])
         try app.close()
     }
 
