@@ -136,7 +136,10 @@ struct StoreBenchmark {
     }
 
     /// Creates a store of `records` files spread evenly over `folders` top-level folders,
-    /// one write transaction per folder, and closes it (which writes a checkpoint).
+    /// one write transaction per folder, closes it (which writes a checkpoint) and flushes
+    /// its file to disk: the setup writes do not sync, and without the flush the first
+    /// durable commit measured after it would write back the whole file (about 0.13 s at
+    /// 1,000,000 records) — a cost an app's long-written store does not have.
     ///
     /// - Returns: The files' IDs.
     static func build(at path: String, records: Int, folders: Int) throws -> [RecordID] {
@@ -156,6 +159,9 @@ struct StoreBenchmark {
             try? store.close()
             throw error
         }
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path + "/data.mdb"))
+        defer { try? file.close() }
+        try file.synchronize()
         return ids
     }
 
