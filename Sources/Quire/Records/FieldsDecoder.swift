@@ -37,12 +37,12 @@ struct FieldsDecoder: Decoder {
         }
     }
 
-    let fields: [String: [UInt8]]
+    let fields: FieldValues
     let attempt = Attempt()
 
     /// The record decoded by the fast path, or `nil` when it gave up or `init(from:)`
     /// threw.
-    static func decode<Value: Decodable>(_ type: Value.Type, from fields: [String: [UInt8]]) -> Value? {
+    static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) -> Value? {
         let decoder = FieldsDecoder(fields: fields)
         guard let value = try? Value(from: decoder), !decoder.attempt.gaveUp else { return nil }
         return value
@@ -59,20 +59,20 @@ struct FieldsDecoder: Decoder {
     func singleValueContainer() throws -> any SingleValueDecodingContainer { throw attempt.giveUp() }
 
     private struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let fields: [String: [UInt8]]
+        let fields: FieldValues
         let attempt: Attempt
 
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { fields.keys.compactMap { Key(stringValue: $0) } }
+        var allKeys: [Key] { fields.names.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { fields[key.stringValue] != nil }
 
-        private func value(_ key: Key) throws -> [UInt8] {
+        private func value(_ key: Key) throws -> ArraySlice<UInt8> {
             guard let bytes = fields[key.stringValue] else { throw attempt.giveUp() }
             return bytes
         }
 
-        func decodeNil(forKey key: Key) throws -> Bool { try value(key) == FieldValue.null }
+        func decodeNil(forKey key: Key) throws -> Bool { try value(key).elementsEqual(FieldValue.null) }
         func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try attempt.run { try FieldValue.bool(value(key)) } }
         func decode(_ type: String.Type, forKey key: Key) throws -> String { try attempt.run { try FieldValue.string(value(key)) } }
         func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try attempt.run { try FieldValue.double(value(key)) } }
@@ -105,14 +105,14 @@ struct FieldsDecoder: Decoder {
 private enum FieldValue {
     static let null = Array("null".utf8)
 
-    static func bool(_ bytes: [UInt8]) throws -> Bool {
-        if bytes == Array("true".utf8) { return true }
-        if bytes == Array("false".utf8) { return false }
+    static func bool(_ bytes: ArraySlice<UInt8>) throws -> Bool {
+        if bytes.elementsEqual("true".utf8) { return true }
+        if bytes.elementsEqual("false".utf8) { return false }
         throw FieldsDecoder.GaveUp()
     }
 
     /// A string; one with escapes is read by `JSONDecoder`.
-    static func string(_ bytes: [UInt8]) throws -> String {
+    static func string(_ bytes: ArraySlice<UInt8>) throws -> String {
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
             throw FieldsDecoder.GaveUp()
         }
@@ -138,7 +138,8 @@ private enum FieldValue {
     }
 
     /// A number in JSON's form, as `Double` reads it.
-    static func double(_ bytes: [UInt8]) throws -> Double {
+    static func double(_ bytes: ArraySlice<UInt8>) throws -> Double {
+        let bytes = Array(bytes)
         guard bytes.count <= 32, isJSONNumber(bytes), let value = Double(String(decoding: bytes, as: UTF8.self)),
             value.isFinite
         else {
@@ -173,7 +174,7 @@ private enum FieldValue {
     }
 
     /// An integer written as digits with an optional minus sign, that fits `T`.
-    static func integer<T: FixedWidthInteger>(_ bytes: [UInt8]) throws -> T {
+    static func integer<T: FixedWidthInteger>(_ bytes: ArraySlice<UInt8>) throws -> T {
         var digits = bytes[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
@@ -196,7 +197,7 @@ private enum FieldValue {
 
     /// A value of another type: one that decodes from a single string, integer or
     /// boolean (enums, identifiers), or else by `JSONDecoder` from the field's bytes.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], attempt: FieldsDecoder.Attempt) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>, attempt: FieldsDecoder.Attempt) throws -> T {
         if T.self == String.self { return try string(bytes) as! T }
         if T.self == Int.self { return try integer(bytes) as Int as! T }
         if T.self == Bool.self { return try bool(bytes) as! T }
@@ -213,7 +214,7 @@ private enum FieldValue {
 
     /// A decoder of one scalar value, for types that decode from a single value.
     private struct SingleValue: Decoder, SingleValueDecodingContainer {
-        let bytes: [UInt8]
+        let bytes: ArraySlice<UInt8>
         let attempt: FieldsDecoder.Attempt
 
         var codingPath: [any CodingKey] { [] }
@@ -223,7 +224,7 @@ private enum FieldValue {
         func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
         func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-        func decodeNil() -> Bool { bytes == FieldValue.null }
+        func decodeNil() -> Bool { bytes.elementsEqual(FieldValue.null) }
         func decode(_ type: Bool.Type) throws -> Bool { try attempt.run { try FieldValue.bool(bytes) } }
         func decode(_ type: String.Type) throws -> String { try attempt.run { try FieldValue.string(bytes) } }
         func decode(_ type: Double.Type) throws -> Double { try attempt.run { try FieldValue.double(bytes) } }

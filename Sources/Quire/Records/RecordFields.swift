@@ -50,9 +50,15 @@ enum RecordFields {
 
     /// The record decoded as `type`: by ``FieldsDecoder`` when it can, else (and for
     /// every error) through `JSONDecoder` as ``decodeNotingKeys(_:from:id:)`` does.
-    static func decode<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
+    static func decode<Value: Record>(_ type: Value.Type, from fields: FieldValues, id: RecordID) throws(StoreError) -> Value {
         if let value = FieldsDecoder.decode(Value.self, from: fields) { return value }
-        return try decodeNotingKeys(type, from: fields, id: id).value.get()
+        return try decodeNotingKeys(type, from: fields.dictionary, id: id).value.get()
+    }
+
+    /// The record decoded as `type` from a dictionary of its fields (see
+    /// ``decode(_:from:id:)-(_,FieldValues,_)``).
+    static func decode<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
+        try decode(type, from: FieldValues(fields), id: id)
     }
 
     /// The record decoded as `type`, with the fields `type` asked for while decoding

@@ -66,36 +66,40 @@ struct RecordState: Hashable, Sendable {
 
     static func decode(_ bytes: [UInt8]) throws(DecodingError) -> RecordState {
         var fields: [String: FieldRegister] = [:]
-        let type = try forEachField(in: bytes) { name, value, timestamp, counter in
-            fields[name] = FieldRegister(value: Array(value), timestamp: timestamp, counter: counter)
+        let type = try forEachField(in: bytes) { field in
+            fields[field.name] = FieldRegister(value: Array(field.value), timestamp: field.timestamp, counter: field.counter)
         }
         return RecordState(type: type, fields: fields)
     }
 
-    /// The type name and field values of an encoded record: what decoding it as a
-    /// ``Record`` needs, without the registers' times (a read's path).
-    static func decodeValues(_ bytes: [UInt8]) throws(DecodingError) -> (type: String, values: RecordFields.Fields) {
-        var values: RecordFields.Fields = [:]
-        let type = try forEachField(in: bytes) { name, value, _, _ in values[name] = Array(value) }
-        return (type, values)
+    /// One field of an encoded record, as ``forEachField(in:_:)`` reads it.
+    struct EncodedField {
+        let name: String
+        /// Where the name's UTF-8 bytes are in the record's bytes.
+        let nameBytes: Range<Int>
+        /// The value's JSON bytes, a slice of the record's bytes.
+        let value: ArraySlice<UInt8>
+        let timestamp: Timestamp
+        let counter: UInt64
     }
 
-    /// Reads an encoded record, handing `body` each field's name, value, time and change
-    /// counter; returns the type name.
+    /// Reads an encoded record, handing `body` each field; returns the type name. The one
+    /// reading of the record format (``encoded()`` writes it).
     @inline(__always)
-    private static func forEachField(
-        in bytes: [UInt8], _ body: (String, ArraySlice<UInt8>, Timestamp, UInt64) -> Void
-    ) throws(DecodingError) -> String {
+    static func forEachField(in bytes: [UInt8], _ body: (EncodedField) -> Void) throws(DecodingError) -> String {
         var reader = ByteReader(bytes)
         let type = try reader.readString("type name", limit: Change.maximumNameLength)
         let count = try reader.readCount("field count", limit: Change.maximumCount, minimumElementSize: 11)
         for _ in 0..<count {
             let name = try reader.readString("field name", limit: Change.maximumNameLength)
+            let nameEnd = reader.offset
             let lamport = try reader.readVarint("field lamport")
             let replica = try reader.readReplica("field replica")
             let counter = try reader.readVarint("field change")
             let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
-            body(name, value, Timestamp(lamport: lamport, replica: replica), counter)
+            body(EncodedField(
+                name: name, nameBytes: (nameEnd - name.utf8.count)..<nameEnd, value: value,
+                timestamp: Timestamp(lamport: lamport, replica: replica), counter: counter))
         }
         guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
         return type

@@ -142,35 +142,42 @@ extension Store {
         return result!
     }
 
-    /// Runs `body` as a read body of this store on the calling thread: read bodies take
-    /// no lock, so this mark is how a call of the store from inside one is told apart,
-    /// and how ``version`` and ``storeID`` find the snapshot the body reads.
+    /// Runs `body` as a read body of this store on the calling thread, on `snapshot`:
+    /// read bodies take no lock, so this list is how a call of the store from inside one
+    /// is told apart, and how ``version`` and ``storeID`` find the snapshot the body reads.
     ///
-    /// - Throws: ``StoreError/nestedTransaction(_:)`` (naming `call`) inside a read or
-    ///   write body of this store on this thread, or what `body` throws.
-    func withReadingMark<R>(_ call: String, _ body: (ReadingMark) throws -> R) throws -> R {
-        let thread = currentThreadID()
-        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
-        let mark = ReadingMark()
-        let entered = readingThreads.withLock { threads in
-            guard threads[thread] == nil else { return false }
-            threads[thread] = mark
+    /// A list, not a dictionary by thread: a read registers and leaves on every
+    /// ``read(_:)``, and there are only ever as many entries as threads reading at once.
+    ///
+    /// - Throws: ``StoreError/nestedTransaction(_:)`` (naming `call`) inside a read body
+    ///   of this store on this thread, or what `body` throws.
+    func registeringRead<R>(
+        of snapshot: StoreSnapshot, on thread: UInt, _ call: String, _ body: () throws -> R
+    ) throws -> R {
+        let entered = activeReads.withLock { reads in
+            guard !reads.contains(where: { $0.thread == thread }) else { return false }
+            reads.append(ActiveRead(thread: thread, snapshot: snapshot))
             return true
         }
         guard entered else { throw StoreError.nestedTransaction(call) }
-        defer { readingThreads.withLock { _ = $0.removeValue(forKey: thread) } }
-        return try body(mark)
+        defer {
+            activeReads.withLock { reads in
+                if let index = reads.firstIndex(where: { $0.thread == thread }) { reads.swapAt(index, reads.count - 1) }
+                reads.removeLast()
+            }
+        }
+        return try body()
     }
 
     /// Whether `thread` runs a read body of this store.
     private func isReading(on thread: UInt) -> Bool {
-        readingThreads.withLock { $0[thread] != nil }
+        activeReads.withLock { $0.contains { $0.thread == thread } }
     }
 
     /// The snapshot of the read body the calling thread runs, if it runs one.
     var snapshotReadByThisThread: StoreSnapshot? {
         let thread = currentThreadID()
-        return readingThreads.withLock { $0[thread] }?.snapshot
+        return activeReads.withLock { $0.first { $0.thread == thread }?.snapshot }
     }
 
     /// The state, when the calling thread holds the store's lock (it runs a transaction
@@ -217,7 +224,7 @@ extension StoreState {
 }
 
 /// The calling thread's ID, for ``Store/withStateLock(_:_:)``.
-private func currentThreadID() -> UInt {
+func currentThreadID() -> UInt {
     #if canImport(Darwin)
     return UInt(bitPattern: pthread_self())
     #else
@@ -225,11 +232,12 @@ private func currentThreadID() -> UInt {
     #endif
 }
 
-/// A read body running on one thread, with the snapshot it reads once begun.
+/// A read body in progress: the thread that runs it and the snapshot it reads.
 ///
-/// `@unchecked Sendable`: the mark sits in the store's shared `readingThreads`, but its
-/// `snapshot` is set and read only by the thread whose ID keys it there — the thread
-/// that runs the body and owns the snapshot.
-final class ReadingMark: @unchecked Sendable {
-    var snapshot: StoreSnapshot?
+/// `@unchecked Sendable`: the entry sits in the store's shared `activeReads`, but its
+/// snapshot is used only by the thread whose ID is stored with it — the thread that runs
+/// the body and owns the snapshot; other threads only compare thread IDs.
+struct ActiveRead: @unchecked Sendable {
+    let thread: UInt
+    let snapshot: StoreSnapshot
 }

@@ -49,8 +49,8 @@ public final class Store: Sendable {
     let state: Mutex<StoreState>
     /// Set by ``close()``; read transactions check it without taking the lock.
     let isClosed = Atomic<Bool>(false)
-    /// The threads running a read body of this store (see ``withReadingMark(_:_:)``).
-    let readingThreads = Mutex<[UInt: ReadingMark]>([:])
+    /// The read bodies of this store running now (see ``registeringRead(of:on:_:_:)``).
+    let activeReads = Mutex<[ActiveRead]>([])
     /// The thread that holds `state`'s lock, 0 when none (see ``withStateLock(_:_:)``).
     let lockHolder = Atomic<UInt>(0)
     /// The object `state` guards, for ``stateHeldByThisThread`` only: touched only by
@@ -205,15 +205,16 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)``, what `body`
     ///   throws, or the first error a read of the snapshot noted (a damaged entry).
     func withSnapshot<R>(_ call: String, _ body: (StoreSnapshot) throws -> R) throws -> R {
-        try withReadingMark(call) { mark in
-            guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
-            let snapshot: StoreSnapshot
-            do {
-                snapshot = try StoreSnapshot(store: self, layout: layout, replica: replica, declarations: lockedState.declarations)
-            } catch let error as LMDBError where error.code == .environmentClosed {
-                throw StoreError.closed
-            }
-            mark.snapshot = snapshot
+        let thread = currentThreadID()
+        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
+        let snapshot: StoreSnapshot
+        do {
+            snapshot = try StoreSnapshot(store: self, layout: layout, replica: replica, declarations: lockedState.declarations)
+        } catch let error as LMDBError where error.code == .environmentClosed {
+            throw StoreError.closed
+        }
+        return try registeringRead(of: snapshot, on: thread, call) {
             let result = try body(snapshot)
             if let failure = snapshot.failure { throw failure }
             return result

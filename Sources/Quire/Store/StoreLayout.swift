@@ -14,7 +14,10 @@ import QuireCore
 /// | `texts` | `(record replica, record counter, field)` | text state snapshot as of the last checkpoint or later |
 /// | `text-strings` | `(record replica, record counter, field)` | the characters of that snapshot, UTF-8 (``TextSnapshotStorage``) |
 /// | `tree.*` | see ``TreeStorageLayout`` | the hierarchy |
-struct StoreLayout: Sendable {
+///
+/// A class: every read and write holds the layout, and copying a struct of a dozen
+/// database handles cost each `store.read` several hundred instructions.
+final class StoreLayout: Sendable {
     /// 2: the hierarchy's compact layout (``TreeStorageLayout/layoutVersion`` 2), and
     /// tree nodes without the type name their records already hold.
     /// 3: change runs in the log (``ChangeUnit``) and text snapshots in chunks

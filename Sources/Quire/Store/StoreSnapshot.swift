@@ -109,10 +109,10 @@ final class StoreSnapshot: StoreView {
         }
     }
 
-    func recordValues(_ id: RecordID) -> (type: String, values: RecordFields.Fields)? {
-        noting(nil) { () throws -> (type: String, values: RecordFields.Fields)? in
+    func recordValues(_ id: RecordID) -> (type: String, values: FieldValues)? {
+        noting(nil) { () throws -> (type: String, values: FieldValues)? in
             guard let bytes = try transaction.value(forKey: StoreLayout.recordKey(id), in: layout.records) else { return nil }
-            do { return try RecordState.decodeValues(bytes) } catch {
+            do { return try FieldValues.decode(storedRecord: bytes) } catch {
                 throw StoreError.corrupt(database: layout.records.name, problem: "\(error)")
             }
         }

@@ -16,7 +16,7 @@ protocol StoreView: ChangeLogReader {
     func record(_ id: RecordID) -> RecordState?
     /// The type name and field values of the record `id` (what decoding it needs), or
     /// `nil` when there is none.
-    func recordValues(_ id: RecordID) -> (type: String, values: RecordFields.Fields)?
+    func recordValues(_ id: RecordID) -> (type: String, values: FieldValues)?
     /// Every record of the type named `type`, in any order, with the trash's.
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)]
     /// The parent of `node`, or `nil` for the fixed nodes and nodes not in the tree.
@@ -47,8 +47,8 @@ protocol StoreView: ChangeLogReader {
 }
 
 extension StoreView {
-    func recordValues(_ id: RecordID) -> (type: String, values: RecordFields.Fields)? {
-        record(id).map { ($0.type, $0.values) }
+    func recordValues(_ id: RecordID) -> (type: String, values: FieldValues)? {
+        record(id).map { ($0.type, FieldValues($0.values)) }
     }
 
     /// The children of `node` in sibling order.

@@ -1,0 +1,91 @@
+import QuireCore
+
+/// A record's field values as decoding reads them: each field's JSON bytes by name.
+///
+/// A point read (``StoreReading/get(_:_:)``) reads them in place in the record's stored
+/// bytes — one copy of the value LMDB holds and one array of spans, where a dictionary
+/// cost a `String` and an array per field and a hash per lookup. Records read from
+/// memory (the writer's, a version of a record) hand over their dictionary.
+struct FieldValues {
+    /// Where one field's name and value are in a stored record's bytes.
+    private struct Span {
+        let name: Range<Int>
+        let value: Range<Int>
+    }
+
+    private enum Storage {
+        case stored(bytes: [UInt8], spans: [Span])
+        case dictionary([String: [UInt8]])
+    }
+
+    private let storage: Storage
+
+    /// The values of a dictionary of field name → JSON bytes.
+    init(_ dictionary: [String: [UInt8]]) {
+        storage = .dictionary(dictionary)
+    }
+
+    /// The type name and field values of an encoded record (``RecordState/encoded()``),
+    /// checked as ``RecordState/decode(_:)`` checks it, without the registers' times.
+    ///
+    /// - Throws: ``QuireCore/DecodingError`` for a record that is truncated, malformed or
+    ///   has a name that is not UTF-8.
+    static func decode(storedRecord bytes: [UInt8]) throws(DecodingError) -> (type: String, values: FieldValues) {
+        var spans: [Span] = []
+        let type = try RecordState.forEachField(in: bytes) { field in
+            spans.append(Span(name: field.nameBytes, value: field.value.startIndex..<field.value.endIndex))
+        }
+        return (type, FieldValues(storage: .stored(bytes: bytes, spans: spans)))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The JSON bytes of the field `name`, or `nil` when the record has no such field.
+    subscript(name: String) -> ArraySlice<UInt8>? {
+        switch storage {
+        case .dictionary(let values):
+            return values[name].map { $0[...] }
+        case .stored(let bytes, let spans):
+            var name = name
+            return name.withUTF8 { wanted -> ArraySlice<UInt8>? in
+                for span in spans where span.name.count == wanted.count {
+                    let equal = bytes.withUnsafeBufferPointer { all in
+                        wanted.isEmpty || memcmpEqual(all.baseAddress! + span.name.lowerBound, wanted.baseAddress!, wanted.count)
+                    }
+                    if equal { return bytes[span.value] }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The fields' names, in no particular order.
+    var names: [String] {
+        switch storage {
+        case .dictionary(let values):
+            return Array(values.keys)
+        case .stored(let bytes, let spans):
+            return spans.map { String(decoding: bytes[$0.name], as: UTF8.self) }
+        }
+    }
+
+    /// The values as a dictionary of field name → JSON bytes.
+    var dictionary: [String: [UInt8]] {
+        switch storage {
+        case .dictionary(let values):
+            return values
+        case .stored(let bytes, let spans):
+            var values: [String: [UInt8]] = [:]
+            for span in spans { values[String(decoding: bytes[span.name], as: UTF8.self)] = Array(bytes[span.value]) }
+            return values
+        }
+    }
+}
+
+/// Whether `count` bytes at `left` and `right` are equal.
+private func memcmpEqual(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    for index in 0..<count where left[index] != right[index] { return false }
+    return true
+}
