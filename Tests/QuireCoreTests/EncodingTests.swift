@@ -21,6 +21,26 @@ struct EncodingTests {
         #expect(small.bytes.count == 2)
     }
 
+    @Test("a length prefix written after its bytes equals one written before, at every width",
+          arguments: [0, 1, 127, 128, 129, 16_383, 16_384, 70_000])
+    func lengthPrefixedInPlace(length: Int) throws {
+        let payload = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var before = ByteWriter()
+        before.write(byte: 0xAB)
+        before.write(lengthPrefixed: payload)
+        before.write(byte: 0xCD)
+        var after = ByteWriter()
+        after.write(byte: 0xAB)
+        after.writeLengthPrefixed { writer in
+            for chunk in stride(from: 0, to: length, by: 1_000) { writer.write(raw: payload[chunk..<min(length, chunk + 1_000)]) }
+        }
+        after.write(byte: 0xCD)
+        #expect(after.bytes == before.bytes)
+        var reader = ByteReader(after.bytes)
+        #expect(try reader.readByte() == 0xAB)
+        #expect(Array(try reader.readLengthPrefixed("payload")) == payload)
+    }
+
     @Test("truncated, overlong and overflowing varints throw")
     func badVarints() {
         var truncated = ByteReader([0x80, 0x80])

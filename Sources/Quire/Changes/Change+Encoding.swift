@@ -82,7 +82,7 @@ extension Change {
             case .text(let text, let textOperations):
                 writer.write(byte: Kind.text)
                 writeText(text, index, &writer)
-                writer.write(lengthPrefixed: TextOperationCoding.encode(textOperations, sharing: table, counterBase: id.counter))
+                writer.writeLengthPrefixed { TextOperationCoding.encode(textOperations, sharing: table, counterBase: id.counter, into: &$0) }
             case .tree(let move):
                 writer.write(byte: Kind.tree)
                 move.encode(into: &writer)

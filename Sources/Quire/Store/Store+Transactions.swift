@@ -39,9 +39,12 @@ extension Store {
         try withStateLock(call) { state in
             guard !state.isClosed else { throw StoreError.closed }
             let (replica, layout) = (state.replica, state.layout)
-            let written: (commit: PreparedCommit?, transaction: Int)
+            // Two values, not a tuple: a tuple of an optional is destroyed through the
+            // runtime's generic witnesses, a few hundred instructions per keystroke.
+            var prepared: PreparedCommit?
+            var transaction = 0
             do {
-                written = try environment.write { tx in
+                transaction = try environment.write { tx in
                     // A body run again after the map grew starts from the committed state.
                     state.rollbackSession()
                     let committed = tx.transactionID - 1
@@ -59,11 +62,10 @@ extension Store {
                     // The body may have read a record LMDB could not give: no commit of it.
                     if let failure = state.records.takeFailure() { throw failure }
                     result = value
-                    guard let commit = try state.prepareCommit(origin: origin, applied: applied) else {
-                        return (nil, committed)
-                    }
+                    prepared = try state.prepareCommit(origin: origin, applied: applied)
+                    guard let commit = prepared else { return committed }
                     try commit.perform(in: tx, layout: layout, replica: replica)
-                    return (commit, tx.transactionID)
+                    return tx.transactionID
                 }
             } catch {
                 state.rollbackSession()
@@ -73,8 +75,8 @@ extension Store {
             // ``observe(_:)``) sees every commit after its start and none before, and all
             // see commits in commit order.
             if let event = state.takeOtherProcessEvent() { publish(event, state: state) }
-            if let commit = written.commit {
-                publish(state.finish(commit, transaction: written.transaction), state: state)
+            if let commit = prepared.take() {
+                publish(state.finish(commit, transaction: transaction), state: state)
             } else {
                 state.endEmptySession()
             }

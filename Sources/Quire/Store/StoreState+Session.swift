@@ -26,13 +26,7 @@ extension StoreState {
 
     /// Notes that the text `id` is about to change.
     func willChange(_ id: TextID, _ stored: StoredText, remotely: Bool = false) {
-        guard session?.textCounters[id] == nil, session?.textVersions[id] == nil else { return }
-        if remotely {
-            session?.textVersions[id] = stored.text.version
-        } else {
-            session?.textCounters[id] = stored.text.localCounter
-        }
-        session?.textOrder.append(id)
+        session?.texts.note(id, remotely ? .version(stored.text.version) : .counter(stored.text.localCounter))
     }
 
     /// Undoes everything the transaction did in memory.
@@ -40,7 +34,7 @@ extension StoreState {
         guard let session else { return }
         for (id, saved) in session.savedRecords { records[id] = saved }
         // Texts have no cheap undo; drop them so they are read again from disk.
-        for id in session.textOrder { texts[id] = nil }
+        for entry in session.texts.entries { texts[entry.id] = nil }
         if let saved = session.savedPending { pending = saved }
         if let saved = session.savedNames { names = saved }
         if let saved = session.savedNameFields { nameFields = saved }
@@ -64,7 +58,7 @@ extension StoreState {
         if !session.typingToCommit.isEmpty { throw TypingCommitRequest(sessions: session.typingToCommit) }
         var writes = DiskWrites()
         var event = StoreEvent(origin: origin)
-        var newMeta = meta
+        var metaChange: MetaChange
         var loggedBytes = 0
         var newSlots: [TextID: UInt64] = [:]
         var writesMeta = true
@@ -72,33 +66,33 @@ extension StoreState {
 
         // Texts: their operations go into the change, nothing else is written for them
         // (a merge's are in the units it logs, so it notes the texts it changed, no operations).
-        var textOperations: [(TextID, [TextOperation])] = []
-        for id in session.textOrder {
+        var textOperations: [TextOperations] = []
+        for entry in session.texts.entries {
+            let id = entry.id
             guard let stored = texts[id] else { continue }
             let operations: [TextOperation]
-            if let counter = session.textCounters[id] {
+            switch entry.start {
+            case .counter(let counter):
                 operations = stored.text.localOperations(since: counter)
-            } else if let version = session.textVersions[id] {
+            case .version(let version):
                 // A merge logs the units it integrated, not these: it only needs to know
                 // whether the text changed, which its version tells without collecting them.
                 guard origin == .local else {
                     if stored.text.version != version {
-                        textOperations.append((id, []))
+                        textOperations.append(TextOperations(text: id, operations: []))
                         event.texts.insert(id)
                     }
                     continue
                 }
                 operations = stored.text.operations(since: version)
-            } else {
-                continue
             }
             guard !operations.isEmpty else { continue }
-            textOperations.append((id, operations))
+            textOperations.append(TextOperations(text: id, operations: operations))
             event.texts.insert(id)
         }
 
         // Records: the new state of each touched one.
-        for id in session.savedRecords.keys.sorted() {
+        for id in session.savedRecords.isEmpty ? [] : session.savedRecords.keys.sorted() {
             if let record = records[id] {
                 writes.put(record.encoded(), StoreLayout.recordKey(id), layout.records)
             } else {
@@ -117,12 +111,16 @@ extension StoreState {
 
         switch origin {
         case .local:
-            var operations = session.treeOperations.map(StoreOperation.tree)
-            for id in session.fieldWrites.keys.sorted() {
-                let write = session.fieldWrites[id]!
-                operations.append(.fields(record: id, type: write.type, values: write.values))
+            var operations: [StoreOperation] = []
+            operations.reserveCapacity(session.treeOperations.count + session.fieldWrites.count + textOperations.count)
+            for operation in session.treeOperations { operations.append(.tree(operation)) }
+            if !session.fieldWrites.isEmpty {
+                for id in session.fieldWrites.keys.sorted() {
+                    let write = session.fieldWrites[id]!
+                    operations.append(.fields(record: id, type: write.type, values: write.values))
+                }
             }
-            operations += textOperations.map { StoreOperation.text($0.0, $0.1) }
+            for edited in textOperations { operations.append(.text(edited.text, edited.operations)) }
             guard !operations.isEmpty else { return nil }
             // Only what this replica learned since its previous change (see Change+Encoding).
             // Usually nothing (typing): then no vector is built.
@@ -150,16 +148,14 @@ extension StoreState {
             loggedBytes += entry.count
             writes.put(entry, StoreLayout.changeKey(change.id), layout.changes)
             noteNames(of: change)
-            newMeta.lamport = session.lamport
-            newMeta.times[replica] = change.time
-            newMeta.lastDependencies = others
+            metaChange = .local(LocalClocks(
+                lamport: session.lamport, time: change.time, lastDependencies: others, change: change.id, count: change.count))
             // The stored meta record may lag behind this replica's own counter and clock:
             // opening reads those from the last change (see `StoreState.catchUp`), so a
             // keystroke writes one record less. The replica's first change with a time
             // writes it, though: it says format 4 or later before any entry with a time is
             // on disk.
             writesMeta = !dependencies.counters.isEmpty || meta.times[replica] == nil
-            newMeta.version.record(OperationID(replica: replica, counter: change.id.counter), count: change.count)
             event.changes = [change.id]
         case .remote, .otherProcess:  // merges; another process's changes are never committed here
             event.changes = applied
@@ -176,22 +172,25 @@ extension StoreState {
             for id in session.pendingAdded.sorted() {
                 writes.put(pending[id]!.stored, StoreLayout.changeKey(id), layout.pending)
             }
-            newMeta = session.mergedMeta ?? meta
+            metaChange = .replaced(session.mergedMeta ?? meta)
             if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty { return nil }
         }
         let checkpointing = changesSinceCheckpoint + 1 >= StoredText.checkpointChanges
             || bytesSinceCheckpoint + loggedBytes >= StoredText.checkpointBytesDue(lastSnapshotBytes: lastSnapshotBytes)
         var snapshotBytes = 0
-        if checkpointing {
-            snapshotBytes = try addCheckpoint(to: &writes, meta: &newMeta, including: textOperations.map(\.0), newSlots: newSlots)
-            writesMeta = true
-        }
         let folding = checkpointing || changesSinceFold + 1 >= StoredText.foldChanges
-        if folding {
-            try foldLoggedChanges(into: &writes, newSlots: &newSlots, including: localChange)
-            writesMeta = true  // the meta record says format 3 before any run is in the log
+        // The meta record is rewritten only when it must be (a keystroke leaves it alone);
+        // only then is the whole of it copied.
+        if writesMeta || checkpointing || folding {
+            var newMeta = metaChange.applied(to: meta)
+            if checkpointing {
+                snapshotBytes = try addCheckpoint(to: &writes, meta: &newMeta, including: textOperations.map(\.text), newSlots: newSlots)
+            }
+            // Folding: the meta record says format 3 before any run is in the log.
+            if folding { try foldLoggedChanges(into: &writes, newSlots: &newSlots, including: localChange) }
+            writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta)
+            metaChange = .replaced(newMeta)
         }
-        if writesMeta { writes.put(newMeta.encoded(), StoreLayout.metaKey, layout.meta) }
         for (replica, positions) in self.session?.learnedNames ?? [:] {
             let table = names[replica]!
             for position in positions {
@@ -203,7 +202,7 @@ extension StoreState {
             writes.put(StoreLayout.encode(nameFields: nameFields), StoreLayout.nameFieldsKey, layout.meta)
         }
         return PreparedCommit(
-            writes: writes, treeChanges: treeChanges, meta: newMeta, newSlots: newSlots, textOperations: textOperations,
+            writes: writes, treeChanges: treeChanges, metaChange: metaChange, newSlots: newSlots, textOperations: textOperations,
             loggedBytes: loggedBytes, checkpointing: checkpointing, snapshotBytes: snapshotBytes, folding: folding, event: event)
     }
 
@@ -219,9 +218,15 @@ extension StoreState {
 
     /// Adds what a committed local transaction did to the undo history (see
     /// ``UndoHistory/record(_:reverted:typing:redirects:)``).
-    private func recordUndo(_ session: WriteSession, textOperations: [(TextID, [TextOperation])]) {
+    private func recordUndo(_ session: WriteSession, textOperations: [TextOperations]) {
         var step = UndoStep()
-        step.texts = textOperations.map { ($0.0, ReplicatedText.EditFootprint([]).followed(by: .init($0.1))) }
+        step.texts = textOperations.map {
+            let footprint = ReplicatedText.EditFootprint($0.operations)
+            // One operation (a keystroke) leaves one range of each kind: already the merged
+            // form that following an empty footprint gives.
+            return UndoStep.TextPart(
+                id: $0.text, footprint: $0.operations.count == 1 ? footprint : ReplicatedText.EditFootprint([]).followed(by: footprint))
+        }
         step.fields = session.undoFields
         step.moves = session.undoMoves
         let typing = session.typingEnded || !step.fields.isEmpty || !step.moves.isEmpty || step.texts.count != 1
@@ -241,7 +246,7 @@ extension StoreState {
             let lists = edits.takeChildLists()
             if lists.values.reduce(0, { $0 + $1.count }) <= Self.childListsLimit { childListsKept = lists }
         }
-        meta = commit.meta
+        commit.metaChange.apply(to: &meta)
         for (text, slot) in commit.newSlots {
             textSlots[text] = slot
             slotTexts[slot] = text
@@ -255,7 +260,7 @@ extension StoreState {
         } else {
             changesSinceCheckpoint += 1
             bytesSinceCheckpoint += commit.loggedBytes
-            for (id, _) in commit.textOperations { textsSinceCheckpoint?.insert(id) }
+            for edited in commit.textOperations { textsSinceCheckpoint?.insert(edited.text) }
         }
         knownTransaction = transaction
         records.trim()
@@ -497,10 +502,10 @@ extension StoreState {
 struct PreparedCommit {
     var writes: DiskWrites
     var treeChanges: TreeChangeSet?
-    /// The store's clocks and versions after the commit.
-    var meta: StoreMeta
+    /// How the store's clocks and versions move on.
+    var metaChange: MetaChange
     var newSlots: [TextID: UInt64]
-    var textOperations: [(TextID, [TextOperation])]
+    var textOperations: [TextOperations]
     var loggedBytes: Int
     var checkpointing: Bool
     /// The bytes of the snapshots the checkpoint writes.
@@ -515,6 +520,52 @@ struct PreparedCommit {
         try writes.perform(in: tx)
         if let treeChanges { try layout.tree.write(treeChanges, replica: replica, in: tx) }
     }
+}
+
+/// The operations a local commit adds to one text (none for a merge, which logs the
+/// units it integrated).
+struct TextOperations {
+    let text: TextID
+    let operations: [TextOperation]
+}
+
+/// How a commit moves the store's clocks and versions (``StoreMeta``) on.
+enum MetaChange {
+    /// A local change: this replica's clock, time, dependencies and counter. Applied in
+    /// place, so a keystroke copies none of the meta record's tables.
+    case local(LocalClocks)
+    /// The whole record after the commit: a merge's, or one the commit writes.
+    case replaced(StoreMeta)
+
+    /// `meta` moved on.
+    func applied(to meta: StoreMeta) -> StoreMeta {
+        var result = meta
+        apply(to: &result)
+        return result
+    }
+
+    /// Moves `meta` on.
+    func apply(to meta: inout StoreMeta) {
+        switch self {
+        case .local(let clocks):
+            meta.lamport = clocks.lamport
+            meta.times[clocks.change.replica] = clocks.time
+            meta.lastDependencies = clocks.lastDependencies
+            meta.version.record(OperationID(replica: clocks.change.replica, counter: clocks.change.counter), count: clocks.count)
+        case .replaced(let replacement):
+            meta = replacement
+        }
+    }
+}
+
+/// What one local change of this replica sets in ``StoreMeta``.
+struct LocalClocks {
+    var lamport: UInt64
+    var time: UInt64
+    var lastDependencies: VersionVector
+    /// The change made, and how many operations it holds.
+    var change: ChangeID
+    var count: UInt64
 }
 
 /// The puts and deletes of one commit, computed before the LMDB write so that its body

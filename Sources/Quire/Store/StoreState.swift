@@ -168,12 +168,8 @@ final class WriteSession {
     @exclusivity(unchecked) var fieldWrites: [RecordID: (type: String, values: [String: [UInt8]])] = [:]
     /// Records as they were before the transaction touched them (`nil`: absent).
     @exclusivity(unchecked) var savedRecords: [RecordID: RecordState?] = [:]
-    /// Texts touched, with where they were before the transaction: local edits only
-    /// add this replica's operations, so its counter suffices; merges keep the version.
-    @exclusivity(unchecked) var textCounters: [TextID: UInt64] = [:]
-    @exclusivity(unchecked) var textVersions: [TextID: VersionVector] = [:]
-    /// The order in which texts were first touched.
-    @exclusivity(unchecked) var textOrder: [TextID] = []
+    /// Texts touched, in order, with where they were before the transaction.
+    @exclusivity(unchecked) var texts = TouchedTexts()
     /// The sibling-name fields before the transaction learned new ones.
     @exclusivity(unchecked) var savedNameFields: [String: String]?
     /// Undo: the step this transaction undoes or redoes, if it does.

@@ -109,12 +109,12 @@ extension StoreWriter {
         let history = _state.undoHistory
         guard let index = history.candidate(action, in: text) else { return false }
         let step = (action == .undo ? history.undo : history.redo)[index]
-        for (id, footprint) in step.texts.reversed() where text == nil || id == text {
+        for part in step.texts.reversed() where text == nil || part.id == text {
             var redirects: [ReplicatedText.Redirect] = []
-            try editText(id, typing: nil) { replicated throws(TextError) in
-                redirects = replicated.revert(footprint.resolving(history.redirects[id] ?? []))
+            try editText(part.id, typing: nil) { replicated throws(TextError) in
+                redirects = replicated.revert(part.footprint.resolving(history.redirects[part.id] ?? []))
             }
-            _state.session?.undoRedirects[id, default: []] += redirects
+            _state.session?.undoRedirects[part.id, default: []] += redirects
         }
         if text == nil {
             for part in step.fields.reversed() { revertField(part) }

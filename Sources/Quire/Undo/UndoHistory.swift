@@ -26,8 +26,14 @@ struct UndoStep {
         var moved: Timestamp
     }
 
+    /// One text's part: what the step inserted and deleted in it.
+    struct TextPart {
+        var id: TextID
+        var footprint: ReplicatedText.EditFootprint
+    }
+
     /// Text edits, in the order the texts were first touched.
-    var texts: [(id: TextID, footprint: ReplicatedText.EditFootprint)] = []
+    var texts: [TextPart] = []
     var fields: [FieldPart] = []
     var moves: [MovePart] = []
 
@@ -38,11 +44,11 @@ struct UndoStep {
 
     /// Takes `later` into this step: earlier values stay what undo restores.
     mutating func absorb(_ later: UndoStep) {
-        for (id, footprint) in later.texts {
-            if let index = texts.firstIndex(where: { $0.id == id }) {
-                texts[index].footprint.formFollowed(by: footprint)
+        for part in later.texts {
+            if let index = texts.firstIndex(where: { $0.id == part.id }) {
+                texts[index].footprint.formFollowed(by: part.footprint)
             } else {
-                texts.append((id, footprint))
+                texts.append(part)
             }
         }
         for part in later.fields {
@@ -93,11 +99,18 @@ struct TypingRun: Equatable {
         } else {
             kind = .typing
             start = range.lowerBound..<range.lowerBound
-            startsWithSpace = string.unicodeScalars.first!.properties.isWhitespace
-            endsWithSpace = string.unicodeScalars.last!.properties.isWhitespace
+            startsWithSpace = Self.isWhitespace(string.unicodeScalars.first!)
+            endsWithSpace = Self.isWhitespace(string.unicodeScalars.last!)
             cursor = range.lowerBound + Self.length(of: string, in: unit)
             startsStep = !range.isEmpty
         }
+    }
+
+    /// Whether `scalar` is white space (Unicode's `White_Space`). ASCII, what a keystroke
+    /// almost always types, is answered without looking up Unicode's property tables.
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar == " " || (0x09...0x0D).contains(scalar.value) }
+        return scalar.properties.isWhitespace
     }
 
     /// Whether `next` carries on where this run left off: same text, unit and kind, at

@@ -47,6 +47,22 @@ public struct ByteWriter: Sendable {
         storage.append(contentsOf: data)
     }
 
+    /// Appends what `body` writes, length-prefixed, without building it apart first: one
+    /// byte is kept for the length and widened (moving what follows) when it is 128 or more.
+    public mutating func writeLengthPrefixed(_ body: (inout ByteWriter) -> Void) {
+        let start = storage.count
+        storage.append(0)
+        body(&self)
+        let length = storage.count - start - 1
+        if length < 0x80 {
+            storage[start] = UInt8(length)
+        } else {
+            var prefix = ByteWriter()
+            prefix.write(varint: UInt64(length))
+            storage.replaceSubrange(start..<(start + 1), with: prefix.storage)
+        }
+    }
+
     /// Appends a length-prefixed UTF-8 string.
     public mutating func write(string: String) {
         write(lengthPrefixed: string.utf8)

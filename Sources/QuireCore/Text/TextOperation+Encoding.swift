@@ -77,12 +77,20 @@ public enum TextOperationCoding {
     ///   - counterBase: Where counters start from, as the reader will know it (a change's
     ///     first counter, say): each replica's first counter is written relative to it.
     public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0) -> [UInt8] {
-        let replicas = shared ?? replicas(in: operations)
-        let index = ReplicaIndex(replicas)
         var contentBytes = 0
         for case .insert(let insertion) in operations { contentBytes += insertion.utf8.count }
         // A flags byte and up to about eight bytes of numbers per operation, usually fewer.
-        var writer = ByteWriter(capacity: 10 + 9 * replicas.count + 10 * operations.count + contentBytes)
+        var writer = ByteWriter(capacity: 10 + 9 * (shared?.count ?? 1) + 10 * operations.count + contentBytes)
+        encode(operations, sharing: shared, counterBase: counterBase, into: &writer)
+        return writer.bytes
+    }
+
+    /// Appends the encoding of ``encode(_:sharing:counterBase:)`` to `writer`.
+    public static func encode(
+        _ operations: [TextOperation], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0, into writer: inout ByteWriter
+    ) {
+        let replicas = shared ?? replicas(in: operations)
+        let index = ReplicaIndex(replicas)
         if shared == nil {
             writer.write(varint: UInt64(replicas.count) << 1)
             for replica in replicas {
@@ -118,7 +126,6 @@ public enum TextOperationCoding {
             }
         }
         for case .insert(let insertion) in operations { writer.write(raw: insertion.utf8) }
-        return writer.bytes
     }
 
     /// Decodes operations encoded by ``encode(_:sharing:counterBase:)``, with the same

@@ -24,6 +24,22 @@ struct UndoGroupingTests {
         #expect(try fixture.string(body) == "hello world")
     }
 
+    @Test("a tab, a newline and non-ASCII spaces end a word as a space does; other characters do not",
+          arguments: ["\t", "\n", "\u{0B}", "\u{A0}", "\u{3000}", "x", "é", "\u{200B}"])
+    func wordSeparators(separator: String) throws {
+        let fixture = try UndoFixture()
+        let page = try fixture.store.write { tx in try tx.insert(UndoNote(name: "p")) }
+        let body = page.text("body")
+        let session = TextEditingSession(store: fixture.store, text: body)
+        for (offset, scalar) in ("ab" + separator + "cd").unicodeScalars.enumerated() {
+            try session.insert(String(scalar), at: offset)
+        }
+        try fixture.undo(in: body)
+        // U+200B (zero width space) is not White_Space in Unicode.
+        let separates = separator.unicodeScalars.first!.properties.isWhitespace
+        #expect(try fixture.string(body) == (separates ? "ab" : ""), "separator \(separator.debugDescription)")
+    }
+
     @Test("backspaces in a row are one step; a switch between typing and erasing starts a new one")
     func erasingGroups() throws {
         let fixture = try UndoFixture()
