@@ -3,9 +3,9 @@ import QuireCore
 /// What applying changes from other replicas did.
 public struct MergeReport: Hashable, Sendable {
     /// Changes applied now (including pending ones whose gap closed).
-    public var applied: [ChangeID] = []
+    public var applied = ChangeIDs()
     /// Changes this store already had: skipped, nothing changed.
-    public var alreadyKnown: [ChangeID] = []
+    public var alreadyKnown = ChangeIDs()
     /// Changes kept as pending because a change they depend on has not arrived.
     public var pending: [ChangeID] = []
     /// Records whose fields changed.

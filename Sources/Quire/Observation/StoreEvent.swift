@@ -19,7 +19,7 @@ public struct StoreEvent: Hashable, Sendable {
     public var origin: Origin
     /// The changes committed: one for a local write (the writer can compare it with
     /// ``StoreWriter/changeID``), those applied for a merge.
-    public var changes: [ChangeID] = []
+    public var changes = ChangeIDs()
     /// Records whose fields changed.
     public var records: Set<RecordID> = []
     /// Texts that changed.

@@ -31,7 +31,7 @@ extension Store {
     ///   of the commit; the store is then exactly as before.
     func commitTransaction<R>(
         origin: StoreEvent.Origin, call: String = "the store",
-        _ body: (StoreState) throws -> (result: R, applied: [ChangeID])
+        _ body: (StoreState) throws -> (result: R, applied: ChangeIDs)
     ) throws -> R {
         // Outside the lock's closure: a result handed out of `withLock` must be `sending`,
         // and one made inside `environment.write` cannot be proven so.
@@ -51,7 +51,7 @@ extension Store {
                     try state.refresh(in: tx, snapshot: committed)
                     state.beginSession()
                     _ = state.records.takeFailure()  // a read outside this session's
-                    let value: R, applied: [ChangeID]
+                    let value: R, applied: ChangeIDs
                     do {
                         defer { state.records.endReading() }
                         (value, applied) = try body(state)

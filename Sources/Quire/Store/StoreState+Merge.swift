@@ -2,16 +2,6 @@ import LMDB
 import QuireCore
 
 extension StoreState {
-    /// The IDs of a run's changes, in order: built in place, since a keystroke history's
-    /// runs list some 260,000 of them and an append per ID was a tenth of its import.
-    static func changeIDs(of run: ChangeRun) -> [ChangeID] {
-        let (replica, start, count) = (run.id.replica, run.id.counter, Int(run.count))
-        return [ChangeID](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for offset in 0..<count { buffer[offset] = ChangeID(replica: replica, counter: start + UInt64(offset)) }
-            initialized = count
-        }
-    }
-
     /// Integrates changes from other replicas into the open session, in causal order.
     ///
     /// A run of changes (``DeltaRun``) is integrated as one step: its text operations,
@@ -54,7 +44,7 @@ extension StoreState {
                 if case .run(let sent) = change, sent.skippedLength == 0 {
                     session?.integratedRunBytes[run.id] = EncodedRunOperations(table: sent.table, operations: sent.encoded)
                 }
-                report.applied += Self.changeIDs(of: run)
+                report.applied.append(replica: id.replica, counters: run.id.counter..<run.endCounter)
             case .change(let single):
                 try apply(single, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
                 report.applied.append(single.id)
@@ -73,7 +63,7 @@ extension StoreState {
             let end = min(known, change.endCounter)
             if case .run(let run) = change {
                 try checkSameAsKnown(run, upTo: end)
-                report.alreadyKnown += (run.id.counter..<end).map { ChangeID(replica: run.id.replica, counter: $0) }
+                report.alreadyKnown.append(replica: run.id.replica, counters: run.id.counter..<end)
                 return end < run.endCounter ? .run(run.trimmed(toStartAt: end)) : nil
             }
             guard change.endCounter <= known else {

@@ -52,7 +52,7 @@ extension StoreState {
     ///   - applied: For merges, the changes applied, in order.
     /// - Returns: What to write and, once written, to make the memory match; `nil` when
     ///   the transaction changed nothing (end it with ``endEmptySession()``).
-    func prepareCommit(origin: StoreEvent.Origin, applied: [ChangeID] = []) throws -> PreparedCommit? {
+    func prepareCommit(origin: StoreEvent.Origin, applied: ChangeIDs = ChangeIDs()) throws -> PreparedCommit? {
         guard let session else { return nil }
         // An undo that found typing still buffered, even if its body caught the request.
         if !session.typingToCommit.isEmpty { throw TypingCommitRequest(sessions: session.typingToCommit) }

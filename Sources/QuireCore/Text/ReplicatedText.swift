@@ -418,6 +418,19 @@ public final class ReplicatedText {
 
     // MARK: Remote operations
 
+    /// Room for a large batch of one replica's operations (a history imported whole) in
+    /// the tree's tables, so they grow once. Only what the operations hold is reserved:
+    /// their runs, their inserts' counters and bytes.
+    private func reserveCapacity(for operations: [TextOperation]) {
+        guard operations.count >= 1_024, let replica = operations.first?.id.replica else { return }
+        var counterEnd = 0, contentBytes = 0
+        for case .insert(let insertion) in operations where insertion.id.replica == replica {
+            counterEnd = max(counterEnd, Int(insertion.id.counter) + insertion.length)
+            contentBytes += insertion.utf8.count
+        }
+        tree.reserveCapacity(runs: operations.count, agent: agent(for: replica), counterEnd: counterEnd, contentBytes: contentBytes)
+    }
+
     /// Integrates operations from other replicas (or this one's, from another copy).
     ///
     /// Operations already known are skipped; ones whose dependencies (the previous
@@ -435,6 +448,7 @@ public final class ReplicatedText {
         for operation in operations where operation.length <= 0 {
             throw TextError.invalidOperation("empty operation \(operation.id)")
         }
+        reserveCapacity(for: operations)
         var integrated = 0
         var queued: [TextOperation] = []
         /// Integrates `operation`, the one at `position` or its unknown part, if its
