@@ -33,6 +33,35 @@ struct RunTreeTests {
         #expect(loaded.string == text.string)
     }
 
+    /// A batch of 1,024 or more remote operations reserves the tree's tables first and the
+    /// counter index fills the room it has; batches one after another (several imports)
+    /// must give the text that one operation at a time gives.
+    @Test("remote operations applied in large batches, one after another, give what one at a time gives",
+          arguments: [1, 1_024, 1_500, 6_000])
+    func batchedApply(batch: Int) throws {
+        var random = SeededRandom(seed: 9)
+        let author = ReplicatedText(replica: ReplicaID(3))
+        var length = 0
+        for _ in 0..<6_000 {
+            if length > 0 && random.next() % 3 == 0 {
+                let start = Int(random.next() % UInt64(length))
+                try author.delete(start..<start + 1)
+                length -= 1
+            } else {
+                try author.insert(["x", "yz", "ü"][Int(random.next() % 3)], at: Int(random.next() % UInt64(length + 1)))
+                length = author.string.unicodeScalars.count
+            }
+        }
+        let operations = author.operations(since: VersionVector())
+        let reader = ReplicatedText(replica: ReplicaID(4))
+        for start in stride(from: 0, to: operations.count, by: batch) {
+            _ = try reader.apply(Array(operations[start..<min(operations.count, start + batch)]))
+        }
+        #expect(reader.string == author.string)
+        #expect(reader.invariantViolations == [])
+        #expect(reader.version == author.version)
+    }
+
     @Test("the invariant checker reports a corrupted count")
     func checkerFails() throws {
         let text = ReplicatedText(replica: ReplicaID(1))
