@@ -272,10 +272,15 @@ struct RunTree {
                 return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - slots[base + index].counter))
             }
         }
-        for index in 0..<runCount(leaf) where slots[base + index].contains(ref) {
-            return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - slots[base + index].counter))
+        // Without bounds checks: the scan of a leaf is the hottest loop of an import.
+        let count = runCount(leaf)
+        return slots.withUnsafeBufferPointer { buffer -> ItemCursor? in
+            let runs = UnsafeBufferPointer(rebasing: buffer[base..<(base + count)])
+            for index in runs.indices where runs[index].contains(ref) {
+                return ItemCursor(leaf: leaf, runIndex: index, offset: Int(ref.counter - runs[index].counter))
+            }
+            return nil
         }
-        return nil
     }
 
     /// Whether the item `ref` is in the tree.
