@@ -36,6 +36,7 @@ public struct ChangeIDs: RandomAccessCollection, Hashable, Sendable, Expressible
         for id in ids { append(id) }
     }
 
+    /// The IDs listed, in their order: `let none: ChangeIDs = []`.
     public init(arrayLiteral ids: ChangeID...) { self.init(ids) }
 
     /// The IDs `counters` of `replica`, in counter order.
@@ -43,7 +44,9 @@ public struct ChangeIDs: RandomAccessCollection, Hashable, Sendable, Expressible
         append(replica: replica, counters: counters)
     }
 
+    /// The position of the first ID: always 0.
     public var startIndex: Int { 0 }
+    /// The position after the last ID: the number of IDs.
     public var endIndex: Int { ranges.last.map { $0.start + Int($0.counters.count) } ?? 0 }
 
     /// The ID at `position`. O(log *r*) for *r* ranges.
@@ -64,6 +67,7 @@ public struct ChangeIDs: RandomAccessCollection, Hashable, Sendable, Expressible
         fileprivate var range = 0
         fileprivate var counter: UInt64 = 0
 
+        /// The next ID, or `nil` after the last.
         public mutating func next() -> ChangeID? {
             while range < ranges.count {
                 let current = ranges[range]
@@ -79,6 +83,7 @@ public struct ChangeIDs: RandomAccessCollection, Hashable, Sendable, Expressible
         }
     }
 
+    /// An iterator over the IDs, in order.
     public func makeIterator() -> Iterator { Iterator(ranges: ranges) }
 
     /// Appends `id`, extending the last range when it is that replica's next counter.
@@ -106,8 +111,10 @@ public struct ChangeIDs: RandomAccessCollection, Hashable, Sendable, Expressible
         for id in ids { append(id) }
     }
 
+    /// Appends the IDs of `other` to `list`, in order.
     public static func += (list: inout ChangeIDs, other: ChangeIDs) { list.append(contentsOf: other) }
 
+    /// Appends `ids` to `list`, in order.
     public static func += (list: inout ChangeIDs, ids: [ChangeID]) { list.append(contentsOf: ids) }
 
     /// Whether the list holds exactly `ids`, in order.
