@@ -403,8 +403,8 @@ extension StoreGuide {
     // docs/store.md: 8. Merge two replicas, the MergeReport
     static func mergeReport(phone: Store, forPhone: [Change]) throws -> MergeReport {
         let report = try phone.apply(forPhone)
-        report.applied          // [ChangeID] applied now (including pending ones whose gap closed)
-        report.alreadyKnown     // duplicates, skipped
+        report.applied          // ChangeIDs applied now (including pending ones whose gap closed)
+        report.alreadyKnown     // ChangeIDs: duplicates, skipped
         report.pending          // waiting for a change they depend on
         report.changedRecords   // Set<RecordID> whose fields changed
         report.changedTexts     // Set<TextID>
