@@ -499,20 +499,41 @@ extension StoreState {
 }
 
 /// What one commit writes, and what the memory takes on once LMDB has committed it.
-struct PreparedCommit {
-    var writes: DiskWrites
-    var treeChanges: TreeChangeSet?
+///
+/// A class: the commit hands it from the LMDB transaction to ``StoreState/finish(_:transaction:)``,
+/// and a struct of a dozen tables is copied and destroyed there through the runtime's
+/// generic witnesses, about 2,500 instructions a keystroke.
+final class PreparedCommit {
+    let writes: DiskWrites
+    let treeChanges: TreeChangeSet?
     /// How the store's clocks and versions move on.
-    var metaChange: MetaChange
-    var newSlots: [TextID: UInt64]
-    var textOperations: [TextOperations]
-    var loggedBytes: Int
-    var checkpointing: Bool
+    let metaChange: MetaChange
+    let newSlots: [TextID: UInt64]
+    let textOperations: [TextOperations]
+    let loggedBytes: Int
+    let checkpointing: Bool
     /// The bytes of the snapshots the checkpoint writes.
-    var snapshotBytes: Int
+    let snapshotBytes: Int
     /// Whether the commit folds the log's keystroke changes into runs.
-    var folding: Bool
-    var event: StoreEvent
+    let folding: Bool
+    let event: StoreEvent
+
+    init(
+        writes: DiskWrites, treeChanges: TreeChangeSet?, metaChange: MetaChange, newSlots: [TextID: UInt64],
+        textOperations: [TextOperations], loggedBytes: Int, checkpointing: Bool, snapshotBytes: Int, folding: Bool,
+        event: StoreEvent
+    ) {
+        self.writes = writes
+        self.treeChanges = treeChanges
+        self.metaChange = metaChange
+        self.newSlots = newSlots
+        self.textOperations = textOperations
+        self.loggedBytes = loggedBytes
+        self.checkpointing = checkpointing
+        self.snapshotBytes = snapshotBytes
+        self.folding = folding
+        self.event = event
+    }
 
     /// Writes it in `tx`. Always writes something (the log entry or the meta record), so
     /// LMDB commits it as a new transaction.

@@ -426,7 +426,7 @@ public final class ReplicatedText {
         var counterEnd = 0, contentBytes = 0
         for case .insert(let insertion) in operations where insertion.id.replica == replica {
             counterEnd = max(counterEnd, Int(insertion.id.counter) + insertion.length)
-            contentBytes += insertion.utf8.count
+            contentBytes += insertion.bytes.count
         }
         tree.reserveCapacity(runs: operations.count, agent: agent(for: replica), counterEnd: counterEnd, contentBytes: contentBytes)
     }
@@ -585,25 +585,27 @@ public final class ReplicatedText {
             if let right = insertion.rightParent, !tree.contains(rightParent) {
                 throw TextError.invalidOperation("insertion \(insertion.id) has right parent \(right), which is not a character")
             }
-            try checkRoom(for: insertion.utf8.count, agent: agent)
-            let utf16Count: Int
-            if UTF8Scan.isASCII(insertion.utf8) {  // typing's usual case: valid, one unit each
-                guard insertion.utf8.count == insertion.length else {
-                    throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+            try checkRoom(for: insertion.bytes.count, agent: agent)
+            let run = try insertion.bytes.withUnsafeBufferPointer { utf8 throws(TextError) in
+                let utf16Count: Int
+                if UTF8Scan.isASCII(utf8) {  // typing's usual case: valid, one unit each
+                    guard utf8.count == insertion.length else {
+                        throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+                    }
+                    utf16Count = insertion.length
+                } else {
+                    guard UTF8Scan.scalarCount(of: utf8) == insertion.length,
+                        String(validating: utf8, as: UTF8.self) != nil
+                    else {
+                        throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
+                    }
+                    utf16Count = UTF8Scan.utf16Count(of: utf8)
                 }
-                utf16Count = insertion.length
-            } else {
-                guard UTF8Scan.scalarCount(of: insertion.utf8) == insertion.length,
-                    String(validating: insertion.utf8, as: UTF8.self) != nil
-                else {
-                    throw TextError.invalidOperation("insertion \(insertion.id) does not hold \(insertion.length) characters of UTF-8")
-                }
-                utf16Count = UTF8Scan.utf16Count(of: insertion.utf8)
+                return TextRun(
+                    agent: agent, isDeleted: false, counter: insertion.id.counter, length: insertion.length,
+                    utf16Count: utf16Count, utf8Count: utf8.count,
+                    byteStart: tree.appendContent(utf8, for: agent), originLeft: originLeft, rightParent: rightParent)
             }
-            let run = TextRun(
-                agent: agent, isDeleted: false, counter: insertion.id.counter, length: insertion.length,
-                utf16Count: utf16Count, utf8Count: insertion.utf8.count,
-                byteStart: tree.appendContent(insertion.utf8, for: agent), originLeft: originLeft, rightParent: rightParent)
             integrate(run, from: start, leftIndex: leftCursor.map { self.tree.itemIndex(of: $0) + 1 } ?? 0)
         case .delete(let deletion):
             let (first, count) = deletion.targetRange
@@ -653,8 +655,7 @@ public final class ReplicatedText {
         var low = entries.count
         while low > 0, entries[low - 1].end > counter { low -= 1 }
         return entries[low...].map { entry in
-            let operation = publicOperation(entry, agent: localAgent)
-            return entry.counter < counter ? operation.droppingFirst(Int(counter - entry.counter)) : operation
+            publicOperation(entry, agent: localAgent, droppingFirst: entry.counter < counter ? Int(counter - entry.counter) : 0)
         }
     }
 
@@ -675,8 +676,7 @@ public final class ReplicatedText {
             }
             for entry in entries[low...] {
                 guard max(entry.counter, known) < limit else { break }
-                var operation = publicOperation(entry, agent: Int32(agent))
-                if entry.counter < known { operation = operation.droppingFirst(Int(known - entry.counter)) }
+                var operation = publicOperation(entry, agent: Int32(agent), droppingFirst: entry.counter < known ? Int(known - entry.counter) : 0)
                 if entry.end > limit { operation = operation.prefix(Int(limit - operation.id.counter)) }
                 result.append(operation)
             }
@@ -684,21 +684,37 @@ public final class ReplicatedText {
         return result
     }
 
-    /// The public form of a log entry of `agent`.
-    func publicOperation(_ entry: LogEntry, agent: Int32) -> TextOperation {
+    /// The public form of a log entry of `agent`, without its first `dropped` operations
+    /// (which a replica already has). The characters are copied from the part kept only:
+    /// a keystroke asks for the last character of a typing run that may be long.
+    func publicOperation(_ entry: LogEntry, agent: Int32, droppingFirst dropped: Int = 0) -> TextOperation {
         let replica = tree.replicas[Int(agent)]
         switch entry {
         case .insert(let record):
+            let content = tree.content[Int(agent)][record.byteStart..<record.byteStart + record.utf8Count]
+            guard dropped > 0 else {
+                return .insert(TextInsertion(
+                    id: OperationID(replica: replica, counter: record.counter),
+                    originLeft: record.originLeft.isNone ? nil : tree.id(record.originLeft),
+                    rightParent: record.rightParent.isNone ? nil : tree.id(record.rightParent),
+                    bytes: InsertedBytes(content), length: record.length))
+            }
+            var start = content.startIndex
+            if record.utf8Count == record.length {
+                start += dropped
+            } else {
+                for _ in 0..<dropped { start += UTF8Scan.sequenceLength(leading: content[start]) }
+            }
+            let first = record.counter + UInt64(dropped)
             return .insert(TextInsertion(
-                id: OperationID(replica: replica, counter: record.counter),
-                originLeft: record.originLeft.isNone ? nil : tree.id(record.originLeft),
+                id: OperationID(replica: replica, counter: first), originLeft: OperationID(replica: replica, counter: first - 1),
                 rightParent: record.rightParent.isNone ? nil : tree.id(record.rightParent),
-                utf8: Array(tree.content[Int(agent)][record.byteStart..<record.byteStart + record.utf8Count]),
-                length: record.length))
+                bytes: InsertedBytes(content[start...]), length: record.length - dropped))
         case .delete(let record):
-            return .delete(TextDeletion(
+            let deletion = TextDeletion(
                 id: OperationID(replica: replica, counter: record.counter), target: tree.id(record.target),
-                length: record.length, isBackward: record.isBackward))
+                length: record.length, isBackward: record.isBackward)
+            return .delete(dropped > 0 ? deletion.droppingFirst(dropped) : deletion)
         }
     }
 

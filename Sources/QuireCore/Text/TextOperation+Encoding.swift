@@ -78,7 +78,7 @@ public enum TextOperationCoding {
     ///     first counter, say): each replica's first counter is written relative to it.
     public static func encode(_ operations: [TextOperation], sharing shared: [ReplicaID]? = nil, counterBase: UInt64 = 0) -> [UInt8] {
         var contentBytes = 0
-        for case .insert(let insertion) in operations { contentBytes += insertion.utf8.count }
+        for case .insert(let insertion) in operations { contentBytes += insertion.bytes.count }
         // A flags byte and up to about eight bytes of numbers per operation, usually fewer.
         var writer = ByteWriter(capacity: 10 + 9 * (shared?.count ?? 1) + 10 * operations.count + contentBytes)
         encode(operations, sharing: shared, counterBase: counterBase, into: &writer)
@@ -107,12 +107,12 @@ public enum TextOperationCoding {
             case .insert(let insertion):
                 let originKind = kind(of: insertion.originLeft, replica: replica)
                 let rightKind = kind(of: insertion.rightParent, replica: replica)
-                let ascii = insertion.utf8.count == insertion.length
+                let ascii = insertion.bytes.count == insertion.length
                 writer.write(byte: originKind << Flag.originShift | rightKind << Flag.rightShift | (ascii ? Flag.ascii : 0))
                 writeHeader(operation, index: index, previousEnd: &previousEnd, to: &writer)
                 writeReference(insertion.originLeft, kind: originKind, from: insertion.id, index: index, to: &writer)
                 writeReference(insertion.rightParent, kind: rightKind, from: insertion.id, index: index, to: &writer)
-                if !ascii { writer.write(varint: UInt64(insertion.utf8.count)) }
+                if !ascii { writer.write(varint: UInt64(insertion.bytes.count)) }
             case .delete(let deletion):
                 let other = deletion.target.replica != replica
                 writer.write(byte: Flag.delete | (deletion.goesBackward ? Flag.backward : 0) | (other ? Flag.targetOther : 0))
@@ -125,7 +125,7 @@ public enum TextOperationCoding {
                 }
             }
         }
-        for case .insert(let insertion) in operations { writer.write(raw: insertion.utf8) }
+        for case .insert(let insertion) in operations { insertion.bytes.withUnsafeBufferPointer { writer.write(raw: $0) } }
     }
 
     /// Decodes operations encoded by ``encode(_:sharing:counterBase:)``, with the same
@@ -283,7 +283,7 @@ public enum TextOperationCoding {
             else {
                 throw DecodingError.malformed("inserted text is not \(insertion.length) characters of UTF-8", at: start)
             }
-            insertion.utf8 = Array(slice)
+            insertion.bytes = slice.withUnsafeBufferPointer { InsertedBytes($0) }
             operations[index] = .insert(insertion)
             byteStart += count
         }

@@ -28,7 +28,7 @@ extension TextOperation {
             guard second.originLeft == first.lastID, second.rightParent == first.rightParent else { return nil }
             return .insert(TextInsertion(
                 id: first.id, originLeft: first.originLeft, rightParent: first.rightParent,
-                utf8: first.utf8 + second.utf8, length: first.length + second.length))
+                bytes: { var bytes = first.bytes; bytes.append(second.bytes); return bytes }(), length: first.length + second.length))
         case (.delete(let first), .delete(let second)):
             guard second.target.replica == first.target.replica else { return nil }
             let length = first.length + second.length
@@ -89,7 +89,7 @@ extension TextOperation {
         // Overwrite the element first, so `insertion` holds the only reference to its
         // characters and they grow in place.
         operations[operations.count - 1] = next
-        insertion.utf8.append(contentsOf: second.utf8)
+        insertion.bytes.append(second.bytes)
         insertion.length += second.length
         operations[operations.count - 1] = .insert(insertion)
         return true

@@ -29,9 +29,9 @@ public enum TextOperation: Hashable, Sendable {
     func prefix(_ count: Int) -> TextOperation {
         switch self {
         case .insert(let insertion):
-            let bytes = insertion.byteOffset(ofScalar: count)
+            let end = insertion.byteOffset(ofScalar: count)
             return .insert(TextInsertion(id: insertion.id, originLeft: insertion.originLeft,
-                                         rightParent: insertion.rightParent, utf8: Array(insertion.utf8[..<bytes]), length: count))
+                                         rightParent: insertion.rightParent, bytes: insertion.bytes.extracting(0..<end), length: count))
         case .delete(let deletion):
             return .delete(TextDeletion(id: deletion.id, target: deletion.target, length: count, isBackward: deletion.isBackward))
         }
@@ -57,7 +57,12 @@ public struct TextInsertion: Hashable, Sendable {
     /// when it was made; `nil` for the end.
     public var rightParent: OperationID?
     /// The characters, in UTF-8.
-    public var utf8: [UInt8]
+    public var utf8: [UInt8] {
+        get { bytes.array }
+        set { bytes = InsertedBytes(newValue) }
+    }
+    /// The characters, in UTF-8, held inline when short (see ``InsertedBytes``).
+    var bytes: InsertedBytes
     /// The number of characters (Unicode scalars).
     public var length: Int
 
@@ -66,36 +71,42 @@ public struct TextInsertion: Hashable, Sendable {
         self.id = id
         self.originLeft = originLeft
         self.rightParent = rightParent
-        self.utf8 = Array(text.utf8)
+        self.bytes = InsertedBytes(text.utf8)
         self.length = text.unicodeScalars.count
     }
 
     init(id: OperationID, originLeft: OperationID?, rightParent: OperationID?, utf8: [UInt8], length: Int) {
+        self.init(id: id, originLeft: originLeft, rightParent: rightParent, bytes: InsertedBytes(utf8), length: length)
+    }
+
+    init(id: OperationID, originLeft: OperationID?, rightParent: OperationID?, bytes: InsertedBytes, length: Int) {
         self.id = id
         self.originLeft = originLeft
         self.rightParent = rightParent
-        self.utf8 = utf8
+        self.bytes = bytes
         self.length = length
     }
 
     /// The inserted text.
-    public var text: String { String(decoding: utf8, as: UTF8.self) }
+    public var text: String { bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) } }
 
     /// The ID of the last character.
     var lastID: OperationID { id.advanced(by: UInt64(length - 1)) }
 
     func droppingFirst(_ count: Int) -> TextInsertion {
-        let bytes = byteOffset(ofScalar: count)
+        let start = byteOffset(ofScalar: count)
         return TextInsertion(id: id.advanced(by: UInt64(count)), originLeft: id.advanced(by: UInt64(count - 1)),
-                             rightParent: rightParent, utf8: Array(utf8[bytes...]), length: length - count)
+                             rightParent: rightParent, bytes: bytes.extracting(start..<bytes.count), length: length - count)
     }
 
     /// The UTF-8 offset of the scalar at `offset`.
     func byteOffset(ofScalar offset: Int) -> Int {
-        if utf8.count == length { return offset }
-        var byte = 0
-        for _ in 0..<offset where byte < utf8.count { byte += UTF8Scan.sequenceLength(leading: utf8[byte]) }
-        return min(byte, utf8.count)
+        bytes.withUnsafeBufferPointer { utf8 in
+            if utf8.count == length { return offset }
+            var byte = 0
+            for _ in 0..<offset where byte < utf8.count { byte += UTF8Scan.sequenceLength(leading: utf8[byte]) }
+            return min(byte, utf8.count)
+        }
     }
 }
 
