@@ -96,6 +96,18 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible,
         (lhs.replica, lhs.counter) < (rhs.replica, rhs.counter)
     }
 
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(replica)
+        hasher.combine(counter)
+    }
+
+    /// The counter's one-word hash seeded with the replica's (see
+    /// ``ReplicaID/_rawHashValue(seed:)``): two short hashes cost less than one through a
+    /// `Hasher`, and records and texts are looked up by ID on every commit.
+    public func _rawHashValue(seed: Int) -> Int {
+        counter._rawHashValue(seed: replica._rawHashValue(seed: seed))
+    }
+
     /// `replica@counter`.
     public var description: String { "\(replica)@\(counter)" }
 
@@ -168,6 +180,9 @@ public struct TextID: Hashable, Sendable, CustomStringConvertible, Codable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(record)
     }
+
+    /// The record's hash (see ``RecordID/_rawHashValue(seed:)``).
+    public func _rawHashValue(seed: Int) -> Int { record._rawHashValue(seed: seed) }
 }
 
 /// A record read from a store, with its ID.

@@ -327,7 +327,7 @@ public final class TextEditingSession: Sendable {
         try state.withLock { state in
             try prepare(&state)
             guard let coalescing else {
-                try write([edit])
+                try write(CollectionOfOne(edit))  // no array for one keystroke
                 return
             }
             state.buffer.append(edit)
@@ -399,7 +399,8 @@ public final class TextEditingSession: Sendable {
     /// Applies `edits` in one write transaction: one change. `failing` learns the index of
     /// an edit that throws (the body may run more than once, after a map resize).
     @discardableResult
-    private func write(_ edits: ArraySlice<Edit>, failing: (Int) -> Void = { _ in }) throws -> Int {
+    private func write<Edits: Collection<Edit>>(_ edits: Edits, failing: (Int) -> Void = { _ in }) throws -> Int
+    where Edits.Index == Int {
         try store.write { tx -> Int in
             for (index, edit) in zip(edits.indices, edits) {
                 do {

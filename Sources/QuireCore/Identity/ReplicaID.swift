@@ -22,6 +22,14 @@ public struct ReplicaID: RawRepresentable, Hashable, Comparable, Sendable, Custo
     /// Orders by the raw value.
     public static func < (lhs: ReplicaID, rhs: ReplicaID) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// Hashes as the raw value does.
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// The raw value's hash, through the standard library's one-word path (the same
+    /// seeded SipHash, without a `Hasher`): a keystroke's commit looks its replica up in
+    /// half a dozen tables, and the general path costs about four times as much.
+    public func _rawHashValue(seed: Int) -> Int { rawValue._rawHashValue(seed: seed) }
+
     /// Sixteen hexadecimal digits.
     public var description: String {
         let digits = String(rawValue, radix: 16)
