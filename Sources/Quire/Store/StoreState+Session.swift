@@ -219,6 +219,13 @@ extension StoreState {
     /// Adds what a committed local transaction did to the undo history (see
     /// ``UndoHistory/record(_:reverted:typing:redirects:)``).
     private func recordUndo(_ session: WriteSession, textOperations: [TextOperations]) {
+        // A keystroke that types on joins the open step in place.
+        if session.reverted == nil, !session.typingEnded, let typing = session.typing, textOperations.count == 1,
+            session.undoFields.isEmpty, session.undoMoves.isEmpty, session.undoRedirects.isEmpty,
+            undoHistory.extendTyping(typing, in: textOperations[0].text, by: textOperations[0].operations)
+        {
+            return
+        }
         var step = UndoStep()
         step.texts = textOperations.map {
             let footprint = ReplicatedText.EditFootprint($0.operations)

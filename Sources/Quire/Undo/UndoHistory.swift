@@ -224,6 +224,25 @@ struct UndoHistory {
         }
     }
 
+    /// Takes a typing edit of one text into the open typing step, in place, when it
+    /// continues it (as ``record(_:reverted:typing:redirects:)`` would absorb it), without
+    /// building a step: the usual keystroke.
+    ///
+    /// - Returns: `false`, having changed nothing, when the edit does not continue the
+    ///   open step; record it then.
+    mutating func extendTyping(_ typing: TypingRun, in text: TextID, by operations: [TextOperation]) -> Bool {
+        guard groupDepth == 0, let open = openTyping, !undo.isEmpty, !operations.isEmpty,
+            let part = undo[undo.count - 1].texts.firstIndex(where: { $0.id == text }),
+            open.run.isContinued(by: typing)
+        else { return false }
+        let now = grouping.clock()
+        guard now - open.at < grouping.window else { return false }
+        redo.removeAll()
+        undo[undo.count - 1].texts[part].footprint.formFollowed(by: operations)
+        openTyping = (open.run.extended(by: typing), now)
+        return true
+    }
+
     /// Opens an explicit group: the steps until the matching ``endGroup()`` are one.
     mutating func beginGroup() {
         if groupDepth == 0 {

@@ -147,6 +147,22 @@ extension ReplicatedText {
             }
         }
 
+        /// Makes this footprint followed by the footprint of `operations`: a keystroke
+        /// that types on extends the last inserted range with nothing built on the way.
+        public mutating func formFollowed(by operations: [TextOperation]) {
+            if operations.count == 1, case .insert(let insertion) = operations[0], let last = insertedRanges.last,
+                last.replica == insertion.id.replica, last.counters.upperBound == insertion.id.counter
+            {
+                let added = CharacterRange(
+                    replica: insertion.id.replica, counters: insertion.id.counter..<insertion.id.counter + UInt64(insertion.length))
+                if !deletedRanges.contains(where: { $0.overlapsAny(of: [added]) }) {
+                    insertedRanges[insertedRanges.count - 1].counters = last.counters.lowerBound..<added.counters.upperBound
+                    return
+                }
+            }
+            formFollowed(by: EditFootprint(operations))
+        }
+
         /// Whether the operations touched no character.
         public var isEmpty: Bool { insertedRanges.isEmpty && deletedRanges.isEmpty }
 

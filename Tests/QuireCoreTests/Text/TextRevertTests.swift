@@ -68,4 +68,30 @@ struct TextRevertTests {
         #expect(mine.string == "")
         #expect(undo.deleted.reduce(0) { $0 + $1.counters.count } == 4)
     }
+
+    @Test("a footprint followed by operations equals one followed by their footprint, keystroke by keystroke")
+    func followedByOperations() throws {
+        var random = SeededRandom(seed: 44)
+        let text = ReplicatedText(replica: ReplicaID(3))
+        var inPlace = ReplicatedText.EditFootprint([])
+        var built = ReplicatedText.EditFootprint([])
+        for step in 0..<600 {
+            let before = text.version
+            let count = text.count
+            switch random.next() % 6 {
+            case 0 where count > 0:
+                let start = Int(random.next() % UInt64(count))
+                try text.delete(start..<min(count, start + 1 + Int(random.next() % 3)))
+            case 1:
+                try text.insert("wörd", at: Int(random.next() % UInt64(count + 1)))
+            default:  // typing on, mostly at the end
+                try text.insert(step.isMultiple(of: 7) ? "é" : "a", at: random.next() % 5 == 0 ? Int(random.next() % UInt64(count + 1)) : count)
+            }
+            let operations = text.operations(since: before)
+            inPlace.formFollowed(by: operations)
+            built.formFollowed(by: ReplicatedText.EditFootprint(operations))
+            #expect(inPlace == built)
+        }
+        #expect(!built.isEmpty)
+    }
 }
