@@ -216,38 +216,38 @@ public final class Environment: Sendable {
             guard let txn = try beginTransaction(readOnly: false) else { continue }
 
             let state = WriteState()
-            let outcome: Result<R, any Error>
+            // No `Result` of the body: its type is generic here, so the runtime would build
+            // its metadata on every write.
+            let value: R
             do {
-                outcome = .success(
-                    try body(WriteTransaction(handle: txn, calls: calls, state: state, environment: identity)))
+                value = try body(WriteTransaction(handle: txn, calls: calls, state: state, environment: identity))
             } catch {
-                outcome = .failure(error)
+                calls.txnAbort(txn)
+                gate.leave(writing: true)
+                // A full map poisons the transaction even if the body caught the error.
+                if state.mapFull {
+                    try growMap(beyond: mapSizeAtStart)
+                    continue
+                }
+                throw error
             }
-            // A full map poisons the transaction even if the body caught the error.
             if state.mapFull {
                 calls.txnAbort(txn)
                 gate.leave(writing: true)
                 try growMap(beyond: mapSizeAtStart)
                 continue
             }
-            switch outcome {
-            case .failure(let error):
-                calls.txnAbort(txn)
-                gate.leave(writing: true)
-                throw error
-            case .success(let value):
-                let rc = calls.txnCommit(txn)
-                gate.leave(writing: true)
-                if rc == MDB_MAP_FULL {
-                    try growMap(beyond: mapSizeAtStart)
-                    continue
-                }
-                guard rc == 0 else {
-                    let free = rc == EIO ? calls.freeSpace(atPath: path) : nil
-                    throw LMDBError.failedCommit(rc, path: path, freeSpace: free)
-                }
-                return value
+            let rc = calls.txnCommit(txn)
+            gate.leave(writing: true)
+            if rc == MDB_MAP_FULL {
+                try growMap(beyond: mapSizeAtStart)
+                continue
             }
+            guard rc == 0 else {
+                let free = rc == EIO ? calls.freeSpace(atPath: path) : nil
+                throw LMDBError.failedCommit(rc, path: path, freeSpace: free)
+            }
+            return value
         }
     }
 

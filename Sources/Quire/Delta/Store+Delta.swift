@@ -129,7 +129,7 @@ extension Store {
                 throw DeltaFileError.unknownSender(file.sender)
             }
             var report = try state.integrate(file.changes.map(\.incoming))
-            if let adopted { state.session?.mergedMeta?.storeID = adopted }
+            if let adopted { state.session?.merging.mergedMeta?.storeID = adopted }
             report.nameClashes = state.nameClashes(near: report)
             return (report, report.applied)
         }

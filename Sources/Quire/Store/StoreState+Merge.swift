@@ -15,7 +15,7 @@ extension StoreState {
         var lamport = meta.lamport
         var seen = meta.seen
         var times = meta.times
-        session?.savedPending = pending
+        session?.merging.savedPending = pending
         var queue = pending
         var newlyPending: Set<ChangeID> = []
 
@@ -42,18 +42,18 @@ extension StoreState {
             case .run(let run):
                 try applyText(run.text, run.operations, of: id, seenThen: madeOn(run.dependencies, id.replica, run.endCounter), texts: &incomingTexts, report: &report)
                 if case .run(let sent) = change, sent.skippedLength == 0 {
-                    session?.integratedRunBytes[run.id] = EncodedRunOperations(table: sent.table, operations: sent.encoded)
+                    session?.merging.integratedRunBytes[run.id] = EncodedRunOperations(table: sent.table, operations: sent.encoded)
                 }
                 report.applied.append(replica: id.replica, counters: run.id.counter..<run.endCounter)
             case .change(let single):
                 try apply(single, knowledge: seen[id.replica]!, treeBatch: &treeBatch, texts: &incomingTexts, report: &report)
                 report.applied.append(single.id)
             }
-            if pending[id] != nil { session?.pendingRemoved.insert(id) }
+            if pending[id] != nil { session?.merging.pendingRemoved.insert(id) }
             newlyPending.remove(id)
             version.record(OperationID(replica: id.replica, counter: id.counter), count: change.count)
             lamport = max(lamport, change.lamport)
-            session?.integrated[id.replica, default: []].append(unit)
+            session?.merging.integrated[id.replica, default: []].append(unit)
         }
         /// `change` without what the store has of it already (compared with the log), or
         /// `nil` when it has all of it.
@@ -75,7 +75,7 @@ extension StoreState {
         }
         func dequeue(_ id: ChangeID) {
             queue[id] = nil
-            if pending[id] != nil { session?.pendingRemoved.insert(id) }
+            if pending[id] != nil { session?.merging.pendingRemoved.insert(id) }
             newlyPending.remove(id)
         }
         func enqueue(_ change: IncomingChange) {
@@ -144,14 +144,14 @@ extension StoreState {
         }
         report.overlappingEdits = try overlappingEdits(incomingTexts)
         pending = queue
-        session?.pendingAdded = newlyPending
+        session?.merging.pendingAdded = newlyPending
         report.pending = queue.keys.sorted()
         var merged = meta
         merged.version = version
         merged.lamport = lamport
         merged.seen = seen
         merged.times = times
-        session?.mergedMeta = merged
+        session?.merging.mergedMeta = merged
         return report
     }
 
@@ -211,7 +211,7 @@ extension StoreState {
     /// The unit (change or run) this store has that covers `id`'s counter: integrated in
     /// this session, or logged.
     private func knownUnit(covering id: ChangeID) throws(StoreError) -> ChangeUnit? {
-        if let units = session?.integrated[id.replica] {
+        if let units = session?.merging.integrated[id.replica] {
             // Integrated in counter order: the last one starting at or before the counter.
             var low = 0, high = units.count
             while low < high {

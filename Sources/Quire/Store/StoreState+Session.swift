@@ -35,7 +35,7 @@ extension StoreState {
         for (id, saved) in session.savedRecords { records[id] = saved }
         // Texts have no cheap undo; drop them so they are read again from disk.
         for entry in session.texts.entries { texts[entry.id] = nil }
-        if let saved = session.savedPending { pending = saved }
+        if let saved = session.merge?.savedPending { pending = saved }
         if let saved = session.savedNames { names = saved }
         if let saved = session.savedNameFields { nameFields = saved }
         if session.touchesTree { tree.revertChanges() }
@@ -159,21 +159,22 @@ extension StoreState {
             event.changes = [change.id]
         case .remote, .otherProcess:  // merges; another process's changes are never committed here
             event.changes = applied
-            for replica in session.integrated.keys.sorted() {
+            let merge = session.merging
+            for replica in merge.integrated.keys.sorted() {
                 // A merged run is one entry however long: written once, its pages are
                 // contiguous at the end of the file, and cutting it would cost the import.
-                for unit in session.integrated[replica]! {
-                    let entry = logEntry(unit, sent: session.integratedRunBytes[unit.id], newSlots: &newSlots, writes: &writes)
+                for unit in merge.integrated[replica]! {
+                    let entry = logEntry(unit, sent: merge.integratedRunBytes[unit.id], newSlots: &newSlots, writes: &writes)
                     loggedBytes += entry.count
                     writes.put(entry, StoreLayout.changeKey(unit.id), layout.changes)
                 }
             }
-            for id in session.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
-            for id in session.pendingAdded.sorted() {
+            for id in merge.pendingRemoved { writes.remove(StoreLayout.changeKey(id), layout.pending) }
+            for id in merge.pendingAdded.sorted() {
                 writes.put(pending[id]!.stored, StoreLayout.changeKey(id), layout.pending)
             }
-            metaChange = .replaced(session.mergedMeta ?? meta)
-            if applied.isEmpty && session.pendingAdded.isEmpty && session.pendingRemoved.isEmpty { return nil }
+            metaChange = .replaced(merge.mergedMeta ?? meta)
+            if applied.isEmpty && merge.pendingAdded.isEmpty && merge.pendingRemoved.isEmpty { return nil }
         }
         let checkpointing = changesSinceCheckpoint + 1 >= StoredText.checkpointChanges
             || bytesSinceCheckpoint + loggedBytes >= StoredText.checkpointBytesDue(lastSnapshotBytes: lastSnapshotBytes)

@@ -188,17 +188,8 @@ final class WriteSession {
     /// Editing sessions whose buffered typing must be committed before this
     /// transaction's undo (see ``BufferedTyping``); the transaction is then run again.
     @exclusivity(unchecked) var typingToCommit: [TextEditingSession] = []
-    /// Merges: the changes and runs integrated, per replica in counter order.
-    @exclusivity(unchecked) var integrated: [ReplicaID: [ChangeUnit]] = [:]
-    /// Merges: the text operations of runs integrated whole, as their delta file encoded
-    /// them, by run: logged as they came (see `ChangeUnit.encodeLogEntry`).
-    @exclusivity(unchecked) var integratedRunBytes: [ChangeID: EncodedRunOperations] = [:]
-    /// Merges: pending changes applied now, and changes newly kept as pending.
-    @exclusivity(unchecked) var pendingRemoved: Set<ChangeID> = []
-    @exclusivity(unchecked) var pendingAdded: Set<ChangeID> = []
-    /// Merges: the store's clocks after the merge; pending entries before it.
-    @exclusivity(unchecked) var mergedMeta: StoreMeta?
-    @exclusivity(unchecked) var savedPending: [ChangeID: IncomingChange]?
+    /// What a merge integrated; `nil` for a local write (see ``merging``).
+    @exclusivity(unchecked) var merge: MergeSession?
     /// Names learned in this transaction, per replica (positions), and the tables before.
     @exclusivity(unchecked) var learnedNames: [ReplicaID: [Int]] = [:]
     @exclusivity(unchecked) var savedNames: [ReplicaID: ReplicaNames]?
@@ -206,6 +197,31 @@ final class WriteSession {
     init(lamport: UInt64) {
         self.lamport = lamport
     }
+
+    /// The merge's parts, made on first use: a local write (a keystroke) never makes or
+    /// frees them.
+    var merging: MergeSession {
+        if let merge { return merge }
+        let made = MergeSession()
+        merge = made
+        return made
+    }
+}
+
+/// What a merge (``Store/apply(_:)``, an import, a sync) has integrated so far, kept apart
+/// from ``WriteSession`` so a local write carries none of it.
+final class MergeSession {
+    /// The changes and runs integrated, per replica in counter order.
+    @exclusivity(unchecked) var integrated: [ReplicaID: [ChangeUnit]] = [:]
+    /// The text operations of runs integrated whole, as their delta file encoded them, by
+    /// run: logged as they came (see `ChangeUnit.encodeLogEntry`).
+    @exclusivity(unchecked) var integratedRunBytes: [ChangeID: EncodedRunOperations] = [:]
+    /// Pending changes applied now, and changes newly kept as pending.
+    @exclusivity(unchecked) var pendingRemoved: Set<ChangeID> = []
+    @exclusivity(unchecked) var pendingAdded: Set<ChangeID> = []
+    /// The store's clocks after the merge; pending entries before it.
+    @exclusivity(unchecked) var mergedMeta: StoreMeta?
+    @exclusivity(unchecked) var savedPending: [ChangeID: IncomingChange]?
 }
 
 extension StoreState {
