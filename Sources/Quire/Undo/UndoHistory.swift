@@ -99,9 +99,16 @@ struct TypingRun: Equatable {
         } else {
             kind = .typing
             start = range.lowerBound..<range.lowerBound
-            startsWithSpace = Self.isWhitespace(string.unicodeScalars.first!)
-            endsWithSpace = Self.isWhitespace(string.unicodeScalars.last!)
-            cursor = range.lowerBound + Self.length(of: string, in: unit)
+            if string.utf8.count == 1, let byte = string.utf8.first, byte < 0x80 {
+                // One ASCII character, a keystroke: one unit in every unit, no scalar walk.
+                startsWithSpace = Self.isWhitespace(Unicode.Scalar(byte))
+                endsWithSpace = startsWithSpace
+                cursor = range.lowerBound + 1
+            } else {
+                startsWithSpace = Self.isWhitespace(string.unicodeScalars.first!)
+                endsWithSpace = Self.isWhitespace(string.unicodeScalars.last!)
+                cursor = range.lowerBound + Self.length(of: string, in: unit)
+            }
             startsStep = !range.isEmpty
         }
     }
