@@ -6,7 +6,8 @@
 /// for callers that want one; the CRDT's own paths read the bytes in place.
 struct InsertedBytes: Hashable, Sendable {
     private enum Storage: Sendable {
-        /// The bytes in little-endian order, the count in the last byte's place.
+        /// Sixteen bytes as in memory: the bytes first, the count in the last byte
+        /// (read back through `littleEndian`, so on any byte order).
         case inline(UInt64, UInt64)
         case array([UInt8])
     }
@@ -24,13 +25,14 @@ struct InsertedBytes: Hashable, Sendable {
             storage = .array(Array(bytes))
             return
         }
-        var words: (UInt64, UInt64) = (0, UInt64(count) << 56)
+        var words: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &words) { raw in
             var index = 0
             for byte in bytes {
                 raw[index] = byte
                 index += 1
             }
+            raw[Self.inlineCapacity] = UInt8(count)
         }
         storage = .inline(words.0, words.1)
     }
@@ -40,16 +42,17 @@ struct InsertedBytes: Hashable, Sendable {
             storage = .array(Array(bytes))
             return
         }
-        var words: (UInt64, UInt64) = (0, UInt64(bytes.count) << 56)
+        var words: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &words) { raw in
             if let base = bytes.baseAddress { raw.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            raw[Self.inlineCapacity] = UInt8(bytes.count)
         }
         storage = .inline(words.0, words.1)
     }
 
     var count: Int {
         switch storage {
-        case .inline(_, let high): Int(high >> 56)
+        case .inline(_, let high): Self.inlineCount(high)
         case .array(let array): array.count
         }
     }
@@ -67,7 +70,7 @@ struct InsertedBytes: Hashable, Sendable {
         switch storage {
         case .inline(let low, let high):
             var words = (low, high)
-            let count = Int(high >> 56)
+            let count = Self.inlineCount(high)
             return try withUnsafeBytes(of: &words) { raw throws(E) in
                 try body(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count))
             }
@@ -75,6 +78,11 @@ struct InsertedBytes: Hashable, Sendable {
             return try array.withUnsafeBufferPointer { buffer throws(E) in try body(buffer) }
         }
     }
+
+    /// The count kept in the last of the sixteen bytes, the top byte of the second word
+    /// read as little-endian.
+    @inline(__always)
+    private static func inlineCount(_ high: UInt64) -> Int { Int(high.littleEndian >> 56) }
 
     /// The bytes in `range` (offsets from the first byte).
     func extracting(_ range: Range<Int>) -> InsertedBytes {
