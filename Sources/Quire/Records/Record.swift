@@ -96,6 +96,7 @@ public struct RecordID: Hashable, Comparable, Sendable, CustomStringConvertible,
         (lhs.replica, lhs.counter) < (rhs.replica, rhs.counter)
     }
 
+    /// Hashes the replica, then the counter.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(replica)
         hasher.combine(counter)
