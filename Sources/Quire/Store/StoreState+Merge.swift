@@ -211,7 +211,7 @@ extension StoreState {
     /// The unit (change or run) this store has that covers `id`'s counter: integrated in
     /// this session, or logged.
     private func knownUnit(covering id: ChangeID) throws(StoreError) -> ChangeUnit? {
-        if let units = session?.merging.integrated[id.replica] {
+        if let units = session?.merge?.integrated[id.replica] {
             // Integrated in counter order: the last one starting at or before the counter.
             var low = 0, high = units.count
             while low < high {

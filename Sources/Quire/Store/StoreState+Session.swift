@@ -220,9 +220,10 @@ extension StoreState {
     /// Adds what a committed local transaction did to the undo history (see
     /// ``UndoHistory/record(_:reverted:typing:redirects:)``).
     private func recordUndo(_ session: WriteSession, textOperations: [TextOperations]) {
+        let typing = session.typingEnded || !session.undoFields.isEmpty || !session.undoMoves.isEmpty
+            || textOperations.count != 1 ? nil : session.typing
         // A keystroke that types on joins the open step in place.
-        if session.reverted == nil, !session.typingEnded, let typing = session.typing, textOperations.count == 1,
-            session.undoFields.isEmpty, session.undoMoves.isEmpty, session.undoRedirects.isEmpty,
+        if session.reverted == nil, session.undoRedirects.isEmpty, let typing,
             undoHistory.extendTyping(typing, in: textOperations[0].text, by: textOperations[0].operations)
         {
             return
@@ -237,8 +238,6 @@ extension StoreState {
         }
         step.fields = session.undoFields
         step.moves = session.undoMoves
-        let typing = session.typingEnded || !step.fields.isEmpty || !step.moves.isEmpty || step.texts.count != 1
-            ? nil : session.typing
         undoHistory.record(step, reverted: session.reverted, typing: typing, redirects: session.undoRedirects)
     }
 

@@ -136,9 +136,14 @@ struct TypingRun: Equatable {
     /// This run extended by `next`, which continues it.
     func extended(by next: TypingRun) -> TypingRun {
         var run = self
-        run.cursor = next.cursor
-        run.endsWithSpace = next.endsWithSpace
+        run.extend(by: next)
         return run
+    }
+
+    /// Extends this run by `next`, which continues it, in place.
+    mutating func extend(by next: TypingRun) {
+        cursor = next.cursor
+        endsWithSpace = next.endsWithSpace
     }
 
     private static func length(of string: String, in unit: TextUnit) -> Int {
@@ -207,11 +212,9 @@ struct UndoHistory {
             if groupDepth > 0, groupHasStep, !undo.isEmpty {
                 undo[undo.count - 1].absorb(step)
                 openTyping = nil
-            } else if groupDepth == 0, let open = openTyping, let typing, !undo.isEmpty,
-                open.run.isContinued(by: typing), now - open.at < grouping.window
-            {
+            } else if let typing, continuesOpenTyping(typing, at: now) {
                 undo[undo.count - 1].absorb(step)
-                openTyping = (open.run.extended(by: typing), now)
+                extendOpenTyping(by: typing, at: now)
             } else {
                 Self.push(step, onto: &undo)
                 groupHasStep = groupDepth > 0
@@ -238,16 +241,27 @@ struct UndoHistory {
     /// - Returns: `false`, having changed nothing, when the edit does not continue the
     ///   open step; record it then.
     mutating func extendTyping(_ typing: TypingRun, in text: TextID, by operations: [TextOperation]) -> Bool {
-        guard groupDepth == 0, let open = openTyping, !undo.isEmpty, !operations.isEmpty,
-            let part = undo[undo.count - 1].texts.firstIndex(where: { $0.id == text }),
-            open.run.isContinued(by: typing)
+        guard !operations.isEmpty, let top = undo.indices.last, let part = undo[top].texts.firstIndex(where: { $0.id == text })
         else { return false }
         let now = grouping.clock()
-        guard now - open.at < grouping.window else { return false }
+        guard continuesOpenTyping(typing, at: now) else { return false }
         redo.removeAll()
-        undo[undo.count - 1].texts[part].footprint.formFollowed(by: operations)
-        openTyping = (open.run.extended(by: typing), now)
+        undo[top].texts[part].footprint.formFollowed(by: operations)
+        extendOpenTyping(by: typing, at: now)
         return true
+    }
+
+    /// Whether `typing` at `now` continues the open typing run: outside explicit groups,
+    /// at its cursor, within the grouping window.
+    private func continuesOpenTyping(_ typing: TypingRun, at now: ContinuousClock.Instant) -> Bool {
+        guard groupDepth == 0, !undo.isEmpty, let open = openTyping else { return false }
+        return open.run.isContinued(by: typing) && now - open.at < grouping.window
+    }
+
+    /// Moves the open typing run on by `typing`, which continues it.
+    private mutating func extendOpenTyping(by typing: TypingRun, at now: ContinuousClock.Instant) {
+        openTyping?.run.extend(by: typing)
+        openTyping?.at = now
     }
 
     /// Opens an explicit group: the steps until the matching ``endGroup()`` are one.

@@ -20,21 +20,11 @@ struct InsertedBytes: Hashable, Sendable {
     init() { storage = .inline(0, 0) }
 
     init(_ bytes: some Collection<UInt8>) {
-        let count = bytes.count
-        guard count <= Self.inlineCapacity else {
-            storage = .array(Array(bytes))
-            return
+        if let made = bytes.withContiguousStorageIfAvailable({ InsertedBytes($0) }) {
+            self = made
+        } else {
+            self = Array(bytes).withUnsafeBufferPointer { InsertedBytes($0) }
         }
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { raw in
-            var index = 0
-            for byte in bytes {
-                raw[index] = byte
-                index += 1
-            }
-            raw[Self.inlineCapacity] = UInt8(count)
-        }
-        storage = .inline(words.0, words.1)
     }
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) {

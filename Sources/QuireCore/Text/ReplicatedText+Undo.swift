@@ -155,7 +155,7 @@ extension ReplicatedText {
             {
                 let added = CharacterRange(
                     replica: insertion.id.replica, counters: insertion.id.counter..<insertion.id.counter + UInt64(insertion.length))
-                if !deletedRanges.contains(where: { $0.overlapsAny(of: [added]) }) {
+                if !deletedRanges.contains(where: { $0.replica == added.replica && $0.counters.overlaps(added.counters) }) {
                     insertedRanges[insertedRanges.count - 1].counters = last.counters.lowerBound..<added.counters.upperBound
                     return
                 }
