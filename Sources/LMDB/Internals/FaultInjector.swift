@@ -18,6 +18,9 @@ public final class FaultInjector: Sendable {
     /// The C calls a failure can be injected into.
     public enum Call: Hashable, Sendable {
         case openEnvironment, beginTransaction, commit, openDatabase
+        /// `mdb_txn_renew` of a read transaction kept from an earlier read; when it fails
+        /// the read begins a new transaction instead.
+        case renewTransaction
         case get, put, delete, cursorGet, cursorDelete, setMapSize, copy, sync
     }
 

@@ -76,6 +76,14 @@ struct LMDBCalls: Sendable {
 
     func txnAbort(_ txn: OpaquePointer) { mdb_txn_abort(txn) }
 
+    /// Ends a read transaction but keeps its handle and reader slot for ``txnRenew(_:)``.
+    func txnReset(_ txn: OpaquePointer) { mdb_txn_reset(txn) }
+
+    /// Starts a reset read transaction again on the latest commit.
+    func txnRenew(_ txn: OpaquePointer) -> Int32 {
+        injected(.renewTransaction) ?? mdb_txn_renew(txn)
+    }
+
     func txnID(_ txn: OpaquePointer) -> Int { mdb_txn_id(txn) }
 
     // MARK: Databases

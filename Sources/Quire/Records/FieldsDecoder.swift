@@ -40,11 +40,17 @@ struct FieldsDecoder: Decoder {
     let fields: FieldValues
     let attempt = Attempt()
 
-    /// The record decoded by the fast path, or `nil` when it gave up or `init(from:)`
-    /// threw.
-    static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) -> Value? {
+    /// The record decoded by the fast path.
+    ///
+    /// Throws rather than returning an optional: in code generic over `Value`, as a read
+    /// is, the runtime would look up `Optional<Value>`'s metadata on every call.
+    ///
+    /// - Throws: ``GaveUp`` when the fast path gave up or `init(from:)` threw.
+    static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) throws(GaveUp) -> Value {
         let decoder = FieldsDecoder(fields: fields)
-        guard let value = try? Value(from: decoder), !decoder.attempt.gaveUp else { return nil }
+        let value: Value
+        do { value = try Value(from: decoder) } catch { throw GaveUp() }
+        guard !decoder.attempt.gaveUp else { throw GaveUp() }
         return value
     }
 

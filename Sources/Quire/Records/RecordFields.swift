@@ -51,7 +51,7 @@ enum RecordFields {
     /// The record decoded as `type`: by ``FieldsDecoder`` when it can, else (and for
     /// every error) through `JSONDecoder` as ``decodeNotingKeys(_:from:id:)`` does.
     static func decode<Value: Record>(_ type: Value.Type, from fields: FieldValues, id: RecordID) throws(StoreError) -> Value {
-        if let value = FieldsDecoder.decode(Value.self, from: fields) { return value }
+        do { return try FieldsDecoder.decode(Value.self, from: fields) } catch {}
         return try decodeNotingKeys(type, from: fields.dictionary, id: id).value.get()
     }
 

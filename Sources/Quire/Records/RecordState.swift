@@ -69,37 +69,37 @@ struct RecordState: Hashable, Sendable {
         let type = try forEachField(in: bytes) { field in
             fields[field.name] = FieldRegister(value: Array(field.value), timestamp: field.timestamp, counter: field.counter)
         }
-        return RecordState(type: type, fields: fields)
+        return RecordState(type: String(decoding: type, as: UTF8.self), fields: fields)
     }
 
     /// One field of an encoded record, as ``forEachField(in:_:)`` reads it.
     struct EncodedField {
-        let name: String
-        /// Where the name's UTF-8 bytes are in the record's bytes.
-        let nameBytes: Range<Int>
+        /// The name's UTF-8 (checked valid), a slice of the record's bytes.
+        let nameUTF8: ArraySlice<UInt8>
         /// The value's JSON bytes, a slice of the record's bytes.
         let value: ArraySlice<UInt8>
         let timestamp: Timestamp
         let counter: UInt64
+
+        var name: String { String(decoding: nameUTF8, as: UTF8.self) }
     }
 
-    /// Reads an encoded record, handing `body` each field; returns the type name. The one
-    /// reading of the record format (``encoded()`` writes it).
+    /// Reads an encoded record, handing `body` each field; returns the type name's UTF-8
+    /// (checked valid). The one reading of the record format (``encoded()`` writes it).
+    /// Names stay bytes: a point read compares them and never needs them as strings.
     @inline(__always)
-    static func forEachField(in bytes: [UInt8], _ body: (EncodedField) -> Void) throws(DecodingError) -> String {
+    static func forEachField(in bytes: [UInt8], _ body: (EncodedField) -> Void) throws(DecodingError) -> ArraySlice<UInt8> {
         var reader = ByteReader(bytes)
-        let type = try reader.readString("type name", limit: Change.maximumNameLength)
+        let type = try reader.readUTF8("type name", limit: Change.maximumNameLength)
         let count = try reader.readCount("field count", limit: Change.maximumCount, minimumElementSize: 11)
         for _ in 0..<count {
-            let name = try reader.readString("field name", limit: Change.maximumNameLength)
-            let nameEnd = reader.offset
+            let name = try reader.readUTF8("field name", limit: Change.maximumNameLength)
             let lamport = try reader.readVarint("field lamport")
             let replica = try reader.readReplica("field replica")
             let counter = try reader.readVarint("field change")
             let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
             body(EncodedField(
-                name: name, nameBytes: (nameEnd - name.utf8.count)..<nameEnd, value: value,
-                timestamp: Timestamp(lamport: lamport, replica: replica), counter: counter))
+                nameUTF8: name, value: value, timestamp: Timestamp(lamport: lamport, replica: replica), counter: counter))
         }
         guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
         return type

@@ -16,10 +16,16 @@ final class TextDeclarations: Sendable {
     }
 
     private let table = Mutex(Table())
+    /// The Swift type learned last (its `ObjectIdentifier`'s bits): reads of one type
+    /// after another skip the lock and the set.
+    private let lastLearned = Atomic<UInt>(0)
 
     /// Notes `type`'s declared texts.
     func learn(_ type: any Record.Type) {
         let swiftType = ObjectIdentifier(type)
+        let bits = UInt(bitPattern: swiftType)
+        if lastLearned.load(ordering: .acquiring) == bits { return }
+        defer { lastLearned.store(bits, ordering: .releasing) }
         guard !table.withLock({ $0.learned.contains(swiftType) }) else { return }
         let name = type.typeName, texts = type.texts
         table.withLock { table in

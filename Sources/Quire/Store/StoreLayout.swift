@@ -103,7 +103,8 @@ final class StoreLayout: Sendable {
     }
 
     static func changeKey(_ id: ChangeID) -> Key { Key(id.replica.rawValue, id.counter) }
-    static func recordKey(_ id: RecordID) -> Key { Key(id.replica.rawValue, id.counter) }
+    /// A record's key, built without an array (a point read looks it up).
+    static func recordKey(_ id: RecordID) -> PairKey { PairKey(id.replica.rawValue, id.counter) }
     static func textKey(_ id: TextID) -> Key { Key(id.record.replica.rawValue, id.record.counter, id.field) }
     static func slotKey(_ slot: UInt64) -> Key { Key(slot) }
     static func nameKey(_ replica: ReplicaID, _ position: Int) -> Key { Key(replica.rawValue, UInt64(position)) }

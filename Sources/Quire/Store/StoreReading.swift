@@ -61,9 +61,8 @@ extension StoreReading where Self: ~Copyable {
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
         _view.learnTexts(T.self)
-        guard let record = _view.recordValues(id) else { return nil }
-        guard record.type == T.typeName else { throw .wrongType(id, expected: T.typeName, actual: record.type) }
-        return try RecordFields.decode(T.self, from: record.values, id: id)
+        guard let values = try _view.recordValues(id, ofType: T.typeName) else { return nil }
+        return try RecordFields.decode(T.self, from: values, id: id)
     }
 
     /// The record `id` decoded as `type`.

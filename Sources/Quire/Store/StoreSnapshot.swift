@@ -27,12 +27,18 @@ final class StoreSnapshot: StoreView {
     private let transaction: ReadTransaction
     /// The store, whose writer state may lend a text it holds (see ``withText(_:_:)``).
     private let store: Store
-    private var cachedMeta: StoreMeta?
-    private var cachedNameFields: [String: String]?
-    private var slotTexts: [UInt64: TextID] = [:]
-    private var nameTables: [ReplicaID: ReplicaNames?] = [:]
-    private var loadedTexts: [TextID: StoredText] = [:]
-    private var absentTexts: Set<TextID> = []
+    /// What the snapshot read and keeps for the rest of the body; made on first use, so a
+    /// point read neither builds nor frees its tables.
+    private lazy var cache = Cache()
+
+    private final class Cache {
+        var meta: StoreMeta?
+        var nameFields: [String: String]?
+        var slotTexts: [UInt64: TextID] = [:]
+        var nameTables: [ReplicaID: ReplicaNames?] = [:]
+        var loadedTexts: [TextID: StoredText] = [:]
+        var absentTexts: Set<TextID> = []
+    }
 
     init(store: Store, layout: StoreLayout, replica: ReplicaID, declarations: TextDeclarations) throws {
         transaction = try store.environment.beginRead()
@@ -59,7 +65,7 @@ final class StoreSnapshot: StoreView {
     // MARK: ChangeLogReader
 
     var meta: StoreMeta {
-        if let cachedMeta { return cachedMeta }
+        if let cached = cache.meta { return cached }
         let meta = noting(StoreMeta(
             replica: replica, storeID: StoreID(bytes: Array(repeating: 0, count: StoreID.byteCount)), lamport: 0,
             version: VersionVector(), lastDependencies: VersionVector(), checkpoint: VersionVector()
@@ -71,28 +77,28 @@ final class StoreSnapshot: StoreView {
             try StoreState.catchUp(&meta, layout: layout, in: transaction)
             return meta
         }
-        cachedMeta = meta
+        cache.meta = meta
         return meta
     }
 
     func text(inSlot slot: UInt64) -> TextID? {
-        if let known = slotTexts[slot] { return known }
+        if let known = cache.slotTexts[slot] { return known }
         let text = noting(nil) { () throws -> TextID? in
             guard let bytes = try transaction.value(forKey: StoreLayout.slotKey(slot), in: layout.textSlots) else { return nil }
             do { return try StoreLayout.decodeText(bytes) } catch {
                 throw StoreError.corrupt(database: layout.textSlots.name, problem: "\(error)")
             }
         }
-        if let text { slotTexts[slot] = text }
+        if let text { cache.slotTexts[slot] = text }
         return text
     }
 
     func nameTable(of replica: ReplicaID) -> ReplicaNames? {
-        if let known = nameTables[replica] { return known }
+        if let known = cache.nameTables[replica] { return known }
         let table = noting(nil) {
             try layout.nameTables(in: transaction, range: .prefix(Key(replica.rawValue)))[replica]
         }
-        nameTables[replica] = table
+        cache.nameTables[replica] = table
         return table
     }
 
@@ -109,13 +115,18 @@ final class StoreSnapshot: StoreView {
         }
     }
 
-    func recordValues(_ id: RecordID) -> (type: String, values: FieldValues)? {
-        noting(nil) { () throws -> (type: String, values: FieldValues)? in
+    func recordValues(_ id: RecordID, ofType expected: String) throws(StoreError) -> FieldValues? {
+        let stored = noting(nil) { () throws -> (type: ArraySlice<UInt8>, values: FieldValues)? in
             guard let bytes = try transaction.value(forKey: StoreLayout.recordKey(id), in: layout.records) else { return nil }
             do { return try FieldValues.decode(storedRecord: bytes) } catch {
                 throw StoreError.corrupt(database: layout.records.name, problem: "\(error)")
             }
         }
+        guard let stored else { return nil }
+        guard utf8(stored.type, equals: expected) else {
+            throw .wrongType(id, expected: expected, actual: String(decoding: stored.type, as: UTF8.self))
+        }
+        return stored.values
     }
 
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {
@@ -148,14 +159,14 @@ final class StoreSnapshot: StoreView {
 
     /// Record type name → its sibling-name field, as stored.
     private var nameFields: [String: String] {
-        if let cachedNameFields { return cachedNameFields }
+        if let cached = cache.nameFields { return cached }
         let fields = noting([:]) { () throws -> [String: String] in
             guard let bytes = try transaction.value(forKey: StoreLayout.nameFieldsKey, in: layout.meta) else { return [:] }
             do { return try StoreLayout.decodeNameFields(bytes) } catch {
                 throw StoreError.corrupt(database: layout.meta.name, problem: "\(error)")
             }
         }
-        cachedNameFields = fields
+        cache.nameFields = fields
         return fields
     }
 
@@ -184,13 +195,13 @@ final class StoreSnapshot: StoreView {
     // MARK: Texts
 
     func existingText(_ id: TextID) throws -> StoredText? {
-        if let loaded = loadedTexts[id] { return loaded }
-        guard !absentTexts.contains(id) else { return nil }
+        if let loaded = cache.loadedTexts[id] { return loaded }
+        guard !cache.absentTexts.contains(id) else { return nil }
         guard let loaded = try StoredText.load(id, from: self, replica: replica, in: transaction) else {
-            absentTexts.insert(id)
+            cache.absentTexts.insert(id)
             return nil
         }
-        loadedTexts[id] = loaded
+        cache.loadedTexts[id] = loaded
         return loaded
     }
 
@@ -198,7 +209,7 @@ final class StoreSnapshot: StoreView {
     /// snapshot and holds the text already (see ``borrowingWriter(_:)``); otherwise reads
     /// the text from the snapshot.
     func withText<R>(_ id: TextID, _ body: (ReplicatedText?) throws -> R) throws -> R {
-        if loadedTexts[id] == nil && !absentTexts.contains(id) {
+        if cache.loadedTexts[id] == nil && !cache.absentTexts.contains(id) {
             let answer = borrowingWriter { state -> Result<R, any Error>? in
                 guard let held = state.texts[id] else { return nil }
                 return Result { try body(held.text) }
@@ -212,7 +223,7 @@ final class StoreSnapshot: StoreView {
     /// logged since the checkpoint (the store was closed, or checkpointed, since its last
     /// change). A text already read in this transaction answers from memory instead.
     func checkpointedString(of id: TextID) throws -> String? {
-        guard loadedTexts[id] == nil, meta.version == meta.checkpoint else { return nil }
+        guard cache.loadedTexts[id] == nil, meta.version == meta.checkpoint else { return nil }
         return try TextSnapshotStorage.readString(id, layout: layout, in: transaction)
     }
 

@@ -94,9 +94,9 @@ extension StoreState {
         // Records: the new state of each touched one.
         for id in session.savedRecords.isEmpty ? [] : session.savedRecords.keys.sorted() {
             if let record = records[id] {
-                writes.put(record.encoded(), StoreLayout.recordKey(id), layout.records)
+                writes.put(record.encoded(), Key(StoreLayout.recordKey(id)), layout.records)
             } else {
-                writes.remove(StoreLayout.recordKey(id), layout.records)
+                writes.remove(Key(StoreLayout.recordKey(id)), layout.records)
             }
             if records[id] != session.savedRecords[id] ?? nil { event.records.insert(id) }
         }

@@ -14,9 +14,12 @@ protocol StoreView: ChangeLogReader {
     var replica: ReplicaID { get }
     /// The record `id`, or `nil` when there is none.
     func record(_ id: RecordID) -> RecordState?
-    /// The type name and field values of the record `id` (what decoding it needs), or
-    /// `nil` when there is none.
-    func recordValues(_ id: RecordID) -> (type: String, values: FieldValues)?
+    /// The field values of the record `id` (what decoding it needs), or `nil` when there
+    /// is none.
+    ///
+    /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record's type is
+    ///   not `expected`.
+    func recordValues(_ id: RecordID, ofType expected: String) throws(StoreError) -> FieldValues?
     /// Every record of the type named `type`, in any order, with the trash's.
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)]
     /// The parent of `node`, or `nil` for the fixed nodes and nodes not in the tree.
@@ -47,8 +50,10 @@ protocol StoreView: ChangeLogReader {
 }
 
 extension StoreView {
-    func recordValues(_ id: RecordID) -> (type: String, values: FieldValues)? {
-        record(id).map { ($0.type, FieldValues($0.values)) }
+    func recordValues(_ id: RecordID, ofType expected: String) throws(StoreError) -> FieldValues? {
+        guard let record = record(id) else { return nil }
+        guard record.type == expected else { throw .wrongType(id, expected: expected, actual: record.type) }
+        return FieldValues(record.values)
     }
 
     /// The children of `node` in sibling order.

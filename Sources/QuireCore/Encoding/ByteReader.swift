@@ -104,18 +104,22 @@ public struct ByteReader: Sendable {
 
     /// Reads a length-prefixed UTF-8 string, which must be valid UTF-8.
     public mutating func readString(_ what: @autoclosure () -> String, limit: Int = .max) throws(DecodingError) -> String {
+        String(decoding: try readUTF8(what(), limit: limit), as: UTF8.self)
+    }
+
+    /// Reads the bytes of a length-prefixed UTF-8 string, checked to be valid UTF-8 but
+    /// not made into a `String`: for a reader that only compares or locates them.
+    public mutating func readUTF8(_ what: @autoclosure () -> String, limit: Int = .max) throws(DecodingError) -> ArraySlice<UInt8> {
         let start = offset
         let utf8 = try readLengthPrefixed(what(), limit: limit)
         // ASCII (names, the usual case) needs no validation: `String(validating:as:)`
         // runs generic code that looks up type metadata on every call, which a
         // record read paid for each of its strings.
-        let text = utf8.withUnsafeBufferPointer { buffer in
-            UTF8Scan.isASCII(buffer) ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
+        let valid = utf8.withUnsafeBufferPointer { buffer in
+            UTF8Scan.isASCII(buffer) || String(validating: buffer, as: UTF8.self) != nil
         }
-        guard let text else {
-            throw DecodingError.malformed("\(what()) is not valid UTF-8", at: start)
-        }
-        return text
+        guard valid else { throw DecodingError.malformed("\(what()) is not valid UTF-8", at: start) }
+        return utf8
     }
 }
 

@@ -1,0 +1,107 @@
+import Dispatch
+@_spi(Testing) import LMDB
+import Synchronization
+import Testing
+
+/// Read transactions are reset when they end and renewed by the next read
+/// (`IdleReaders`): the renewed one must behave exactly as a new one would.
+@Suite("Idle read transactions")
+struct IdleReaderTests {
+    @Test("reads after the first renew a kept transaction, and each sees the latest commit")
+    func renewedReadsSeeLatestCommit() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        for round in 0..<50 {
+            try env.write { tx in try tx.put(bytes("value \(round)"), forKey: bytes("k"), in: db) }
+            #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "value \(round)")
+        }
+        // One begin for the first read (and one per write); every later read renewed.
+        #expect(test.faults.count(of: .renewTransaction) == 49)
+    }
+
+    @Test("a kept transaction pins no snapshot: later writes reuse the pages freed")
+    func keptReaderPinsNothing() throws {
+        let test = try TestEnvironment(mapSize: 64 << 20)
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        let large = [UInt8](repeating: 7, count: 64 << 10)  // 16 overflow pages a copy
+        try env.write { tx in try tx.put(large, forKey: bytes("k"), in: db) }
+        _ = try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }  // now kept, reset
+        for round in 0..<200 {
+            try env.write { tx in try tx.put([UInt8](repeating: UInt8(round), count: 64 << 10), forKey: bytes("k"), in: db) }
+        }
+        // A pinned snapshot would keep every old copy: 200 × 16 pages.
+        #expect(try env.info().lastPageNumber < 400)
+        #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }?.first == 199)
+    }
+
+    @Test("a renew that fails falls back to beginning a new transaction")
+    func failedRenewFallsBack() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
+        _ = try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }
+        let begins = test.faults.count(of: .beginTransaction)
+        test.faults.fail(.renewTransaction, with: .ioError)
+        #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "v")
+        #expect(test.faults.count(of: .beginTransaction) == begins + 1)
+        #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "v")
+    }
+
+    @Test("kept transactions survive map growth and are ended by close")
+    func mapGrowthAndClose() throws {
+        let test = try TestEnvironment(mapSize: 64 << 10)
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("first"), forKey: bytes("k"), in: db) }
+        _ = try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }
+        let before = try env.info().mapSize
+        for batch in 0..<20 {
+            try env.write { tx in
+                for item in 0..<50 { try tx.put([UInt8](repeating: 1, count: 2_000), forKey: Key(UInt32(batch), UInt32(item)), in: db) }
+            }
+            #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "first")
+        }
+        #expect(try env.info().mapSize > before)
+        try env.close()
+        #expect(lmdbError { _ = try env.beginRead() }?.code == .environmentClosed)
+    }
+
+    @Test("threads reading while one writes each see a whole commit")
+    func concurrentReaders() throws {
+        let test = try TestEnvironment(mapSize: 16 << 20)
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in
+            try tx.put(Key(UInt64(0)).bytes, forKey: bytes("a"), in: db)
+            try tx.put(Key(UInt64(0)).bytes, forKey: bytes("b"), in: db)
+        }
+        let torn = Atomic<Int>(0), failed = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 5) { worker in
+            if worker == 0 {
+                for round in 1...300 {
+                    do {
+                        try env.write { tx in
+                            try tx.put(Key(UInt64(round)).bytes, forKey: bytes("a"), in: db)
+                            try tx.put(Key(UInt64(round)).bytes, forKey: bytes("b"), in: db)
+                        }
+                    } catch { failed.add(1, ordering: .relaxed) }
+                }
+                return
+            }
+            for _ in 0..<2_000 {
+                do {
+                    let same = try env.read { tx in
+                        try tx.value(forKey: bytes("a"), in: db) == tx.value(forKey: bytes("b"), in: db)
+                    }
+                    if !same { torn.add(1, ordering: .relaxed) }
+                } catch { failed.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(torn.load(ordering: .relaxed) == 0)
+        #expect(failed.load(ordering: .relaxed) == 0)
+        #expect(test.faults.count(of: .renewTransaction) > 0)
+    }
+}
