@@ -20,7 +20,7 @@ struct StoreBenchCommandTests {
         #expect(object["runs"] as? Int == 1)
         for field in [
             "build_ms", "open_ms", "rss_before_open_mb", "rss_after_open_mb", "first_write_ms", "rss_after_first_write_mb",
-            "get_us", "raw_get_us", "get_ratio",
+            "get_us", "raw_get_us", "get_ratio", "raw_renew_get_us",
             "children_page_ms", "children_all_ms", "import_ms", "reader_max_wait_ms", "bytes_per_record", "two_process_ms",
         ] {
             let value = try #require(object[field] as? Double, "missing \(field)")

@@ -11,6 +11,8 @@ public final class RawLMDBBaseline {
     private let calls = LMDBCalls(faults: nil)
     private let env: OpaquePointer
     private let dbi: MDB_dbi
+    /// A read transaction reset after its read, for ``copyValueRenewing(for:)``.
+    private var keptReader: OpaquePointer?
 
     /// Opens (creating) an environment in the existing directory `path`.
     public init(path: String, mapSize: Int, durability: Environment.Durability) throws {
@@ -38,7 +40,10 @@ public final class RawLMDBBaseline {
         self.dbi = dbi
     }
 
-    deinit { calls.envClose(env) }
+    deinit {
+        if let keptReader { calls.txnAbort(keptReader) }
+        calls.envClose(env)
+    }
 
     /// Commits one transaction that puts each of `entries`.
     public func commit(_ entries: [(key: [UInt8], value: [UInt8])]) throws {
@@ -71,6 +76,30 @@ public final class RawLMDBBaseline {
     /// what a reader that keeps the value, such as a decoder, has to do at least.
     public func copyValue(for key: [UInt8]) throws -> [UInt8]? {
         try withValue(for: key) { $0.map { [UInt8]($0) } }
+    }
+
+    /// As ``copyValue(for:)``, but renewing one kept read transaction (`mdb_txn_renew`,
+    /// then `mdb_txn_reset`) instead of beginning and aborting one: the cheapest point read
+    /// LMDB offers, as the layer's own reads do (see `IdleReaders`).
+    public func copyValueRenewing(for key: [UInt8]) throws -> [UInt8]? {
+        var rc: Int32 = 0
+        if let kept = keptReader {
+            rc = calls.txnRenew(kept)
+            if rc != 0 {
+                calls.txnAbort(kept)
+                keptReader = nil
+            }
+        } else {
+            rc = calls.txnBegin(env, readOnly: true, &keptReader)
+        }
+        guard rc == 0, let txn = keptReader else { throw LMDBError(.init(rawValue: rc), operation: .beginTransaction) }
+        defer { calls.txnReset(txn) }
+        var data = MDB_val()
+        let found = key.withUnsafeBytes { key in
+            var keyValue = MDB_val(key)
+            return calls.get(txn, dbi, &keyValue, &data)
+        }
+        return found == 0 ? [UInt8](UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) : nil
     }
 
     /// One read transaction, one `mdb_get`: `body` sees the value in place (`nil` when absent).

@@ -52,6 +52,7 @@ struct StoreBenchmark {
         var get_us: Double
         var raw_get_us: Double
         var get_ratio: Double
+        var raw_renew_get_us: Double
         var record_value_bytes: Int
         var children: Int
         var children_page_ms: Double
@@ -94,7 +95,7 @@ struct StoreBenchmark {
         }
 
         progress?("point reads")
-        let (get, rawGet) = try measureReads(storePath: mainPath, ids: ids, valueBytes: valueBytes)
+        let (get, rawGet, rawRenewGet) = try measureReads(storePath: mainPath, ids: ids, valueBytes: valueBytes)
 
         progress?("a folder of \(folderChildren) children")
         let page = try measureChildrenPage()
@@ -116,7 +117,7 @@ struct StoreBenchmark {
             rss_after_first_keystroke_mb: Timing.median(opens.map(\.rss_after_first_keystroke_mb)),
             first_create_ms: Timing.median(opens.map(\.first_create_ms)),
             rss_after_first_create_mb: Timing.median(opens.map(\.rss_after_first_create_mb)),
-            get_us: get, raw_get_us: rawGet, get_ratio: get / rawGet, record_value_bytes: valueBytes,
+            get_us: get, raw_get_us: rawGet, get_ratio: get / rawGet, raw_renew_get_us: rawRenewGet, record_value_bytes: valueBytes,
             children: folderChildren, children_page_ms: page.page, children_all_ms: page.all,
             delta_records: importing.records, delta_bytes: importing.deltaBytes,
             import_ms: importing.importMilliseconds, reader_max_wait_ms: importing.maximumWait,
@@ -169,7 +170,7 @@ struct StoreBenchmark {
 
     /// The median of single timed `get`s of random records, and of raw LMDB reads of
     /// values of the same size by 16-byte keys (the store's record keys are 16 bytes).
-    private func measureReads(storePath: String, ids: [RecordID], valueBytes: Int) throws -> (Double, Double) {
+    private func measureReads(storePath: String, ids: [RecordID], valueBytes: Int) throws -> (Double, Double, Double) {
         let rawPath = try makeDirectory("raw")
         let baseline = try RawLMDBBaseline(path: rawPath, mapSize: max(64 << 20, records * 256), durability: .noSync)
         let value = [UInt8](repeating: 0x42, count: valueBytes)
@@ -183,7 +184,7 @@ struct StoreBenchmark {
         defer { try? store.close() }
 
         var random = BenchmarkRandom(seed: 12)
-        var storeSamples: [Double] = [], rawSamples: [Double] = []
+        var storeSamples: [Double] = [], rawSamples: [Double] = [], rawRenewSamples: [Double] = []
         for run in 0..<runs {
             let picks = (0..<reads).map { _ in random.below(records) }
             let measureStore = {
@@ -197,21 +198,28 @@ struct StoreBenchmark {
                 }
                 storeSamples.append(Timing.median(times))
             }
-            let measureRaw = {
+            /// The baseline's reads, each beginning a transaction or renewing a kept one.
+            let measureRaw = { (renewing: Bool) in
                 var times: [Double] = []
                 times.reserveCapacity(picks.count)
                 for pick in picks {
                     let key = Self.rawKey(pick)
                     var bytes: [UInt8]?
-                    times.append(try Timing.milliseconds { bytes = try baseline.copyValue(for: key) } * 1_000)
+                    times.append(try Timing.milliseconds {
+                        bytes = try renewing ? baseline.copyValueRenewing(for: key) : baseline.copyValue(for: key)
+                    } * 1_000)
                     guard bytes?.count == valueBytes else { throw BenchmarkFailure("raw key \(pick) read back \(bytes?.count ?? -1) bytes") }
                 }
-                rawSamples.append(Timing.median(times))
+                if renewing { rawRenewSamples.append(Timing.median(times)) } else { rawSamples.append(Timing.median(times)) }
             }
             // Alternate which side goes first.
-            if run % 2 == 0 { try measureStore(); try measureRaw() } else { try measureRaw(); try measureStore() }
+            if run % 2 == 0 {
+                try measureStore(); try measureRaw(false); try measureRaw(true)
+            } else {
+                try measureRaw(false); try measureRaw(true); try measureStore()
+            }
         }
-        return (Timing.median(storeSamples), Timing.median(rawSamples))
+        return (Timing.median(storeSamples), Timing.median(rawSamples), Timing.median(rawRenewSamples))
     }
 
     /// A 16-byte key: a fixed replica, then the index, big-endian.
