@@ -272,19 +272,19 @@ public enum TextOperationCoding {
         var next = 0
         var byteStart = 0
         for index in operations.indices {
-            guard case .insert(var insertion) = operations[index] else { continue }
-            let count = byteCounts[next]
+            guard case .insert = operations[index] else { continue }
+            let count = byteCounts[next], length = operations[index].length
             next += 1
             // The whole is valid UTF-8, so a slice starting on a scalar (the next one does
             // too) is valid; its scalars must be the insertion's length.
             let slice = content[byteStart..<byteStart + count]
-            guard ascii ? count == insertion.length
-                : content[byteStart] & 0xC0 != 0x80 && UTF8Scan.scalarCount(of: slice) == insertion.length
+            guard ascii ? count == length
+                : content[byteStart] & 0xC0 != 0x80 && UTF8Scan.scalarCount(of: slice) == length
             else {
-                throw DecodingError.malformed("inserted text is not \(insertion.length) characters of UTF-8", at: start)
+                throw DecodingError.malformed("inserted text is not \(length) characters of UTF-8", at: start)
             }
-            insertion.bytes = slice.withUnsafeBufferPointer { InsertedBytes($0) }
-            operations[index] = .insert(insertion)
+            // In place: taking the insertion out and putting it back copies and destroys it.
+            operations[index].setInsertedBytes(slice.withUnsafeBufferPointer { InsertedBytes($0) })
             byteStart += count
         }
     }

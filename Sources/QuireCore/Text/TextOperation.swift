@@ -37,6 +37,18 @@ public enum TextOperation: Hashable, Sendable {
         }
     }
 
+    /// Gives an insertion its characters (a decoder fills them in after the rest); a
+    /// deletion is left as it is.
+    mutating func setInsertedBytes(_ bytes: InsertedBytes) {
+        switch consume self {
+        case .insert(var insertion):
+            insertion.bytes = bytes
+            self = .insert(insertion)
+        case .delete(let deletion):
+            self = .delete(deletion)
+        }
+    }
+
     /// The run without its first `count` operations (which a replica already has).
     func droppingFirst(_ count: Int) -> TextOperation {
         switch self {
