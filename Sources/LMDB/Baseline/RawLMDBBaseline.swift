@@ -94,12 +94,7 @@ public final class RawLMDBBaseline {
         }
         guard rc == 0, let txn = keptReader else { throw LMDBError(.init(rawValue: rc), operation: .beginTransaction) }
         defer { calls.txnReset(txn) }
-        var data = MDB_val()
-        let found = key.withUnsafeBytes { key in
-            var keyValue = MDB_val(key)
-            return calls.get(txn, dbi, &keyValue, &data)
-        }
-        return found == 0 ? [UInt8](UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size)) : nil
+        return value(for: key, in: txn).map { [UInt8]($0) }
     }
 
     /// One read transaction, one `mdb_get`: `body` sees the value in place (`nil` when absent).
@@ -108,12 +103,17 @@ public final class RawLMDBBaseline {
         let rc = calls.txnBegin(env, readOnly: true, &txn)
         guard rc == 0, let txn else { throw LMDBError(.init(rawValue: rc), operation: .beginTransaction) }
         defer { calls.txnAbort(txn) }
+        return body(value(for: key, in: txn))
+    }
+
+    /// One `mdb_get` in `txn`: the value in place, valid until `txn` ends (`nil` when absent).
+    private func value(for key: [UInt8], in txn: OpaquePointer) -> UnsafeRawBufferPointer? {
         var data = MDB_val()
         let found = key.withUnsafeBytes { key in
             var keyValue = MDB_val(key)
             return calls.get(txn, dbi, &keyValue, &data)
         }
-        return body(found == 0 ? UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size) : nil)
+        return found == 0 ? UnsafeRawBufferPointer(start: data.mv_data, count: data.mv_size) : nil
     }
 
     /// Walks every entry in one read transaction; returns the total bytes of keys and values.

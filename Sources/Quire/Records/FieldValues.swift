@@ -53,15 +53,10 @@ struct FieldValues {
             return values[name].map { $0[...] }
         case .stored(let bytes, let spans):
             var name = name
-            return name.withUTF8 { wanted -> ArraySlice<UInt8>? in
-                for span in spans where span.name.count == wanted.count {
-                    let equal = bytes.withUnsafeBufferPointer { all in
-                        wanted.isEmpty || memcmpEqual(all.baseAddress! + span.name.lowerBound, wanted.baseAddress!, wanted.count)
-                    }
-                    if equal { return bytes[span.value] }
-                }
-                return nil
+            let found = name.withUTF8 { wanted in
+                bytes.withUnsafeBufferPointer { all in spans.first { equal(all, $0.name, wanted) } }
             }
+            return found.map { bytes[$0.value] }
         }
     }
 
@@ -94,14 +89,13 @@ struct FieldValues {
 func utf8(_ bytes: ArraySlice<UInt8>, equals string: String) -> Bool {
     var string = string
     return string.withUTF8 { wanted in
-        bytes.count == wanted.count && bytes.withUnsafeBufferPointer { stored in
-            wanted.isEmpty || memcmpEqual(stored.baseAddress!, wanted.baseAddress!, wanted.count)
-        }
+        bytes.withUnsafeBufferPointer { stored in equal(stored, 0..<stored.count, wanted) }
     }
 }
 
-/// Whether `count` bytes at `left` and `right` are equal.
-private func memcmpEqual(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    for index in 0..<count where left[index] != right[index] { return false }
+/// Whether the bytes of `all` in `range` are `wanted`: the one comparison of stored names.
+private func equal(_ all: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard range.count == wanted.count else { return false }
+    for index in 0..<wanted.count where all[range.lowerBound + index] != wanted[index] { return false }
     return true
 }
