@@ -1,4 +1,4 @@
-import QuireCore
+@testable import QuireCore
 import Testing
 
 @Suite("Binary encoding")
@@ -19,6 +19,36 @@ struct EncodingTests {
         small.write(varint: 127)
         small.write(signedVarint: -64)
         #expect(small.bytes.count == 2)
+    }
+
+    @Test("the unchecked writer writes what ByteWriter writes, and keeps no large slack")
+    func uncheckedWriter() throws {
+        let values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 35, .max - 1, .max]
+        let signed: [Int64] = [0, -1, 1, -64, 63, -65, .min, .max]
+        let content = Array("naïve café".utf8)
+        var checked = ByteWriter()
+        checked.write(byte: 0x7F)
+        for value in values { checked.write(varint: value) }
+        for value in signed { checked.write(signedVarint: value) }
+        checked.write(lengthPrefixed: content)
+        checked.write(raw: [1, 2, 3])
+
+        #expect(values.map(UnsafeByteWriter.varintSize) == [1, 1, 1, 2, 2, 2, 3, 6, 10, 10])
+        let bound = 1 + (values.count + signed.count + 1) * UnsafeByteWriter.varintSize(.max) + content.count + 3
+        for slack in [0, 10 * bound] {
+            let unchecked = UnsafeByteWriter.bytes(atMost: bound + slack) { writer in
+                writer.checkRoom(for: bound)
+                writer.write(byte: 0x7F)
+                for value in values { writer.write(varint: value) }
+                for value in signed { writer.write(signedVarint: value) }
+                writer.write(lengthPrefixed: content)
+                [UInt8]([1, 2, 3]).withUnsafeBytes { writer.write(raw: $0) }
+            }
+            #expect(unchecked == checked.bytes)
+        }
+        let large = UnsafeByteWriter.bytes(atMost: 1 << 20) { $0.write(byte: 1) }
+        #expect(large == [1])
+        #expect(large.capacity < 1 << 19, "a bound mostly unused is not kept")
     }
 
     @Test("a length prefix written after its bytes equals one written before, at every width",

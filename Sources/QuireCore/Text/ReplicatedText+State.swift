@@ -16,56 +16,69 @@ extension ReplicatedText {
 
     /// Encodes the whole state. O(n) in runs and log entries.
     public func encodedState() -> [UInt8] {
-        // Room for the whole state up front (a run or log entry takes a dozen bytes or
-        // so): the encoding then never reallocates while it appends.
+        // Written unchecked into room for the most it can take: a save of a long history
+        // writes a few hundred thousand runs and entries, so the checks `Array.append`
+        // makes per byte add up. Each run or entry is a flags byte and varints, none of
+        // them above the largest counter (counters, lengths, references, zigzagged
+        // distances back), the largest content offset or the agent count.
         let runCount = tree.runCount
-        var capacity = 16 + runCount * 16
-        for agent in tree.replicas.indices { capacity += 32 + tree.content[agent].count + logs[agent].count * 16 }
-        var writer = ByteWriter(capacity: capacity)
-        writer.write(byte: Self.stateFormat)
-        writer.write(varint: UInt64(tree.replicas.count))
-        for (agent, replica) in tree.replicas.enumerated() {
-            writer.write(raw: withUnsafeBytes(of: replica.rawValue.littleEndian) { Array($0) })
-            writer.write(varint: nextCounter[agent])
-            writer.write(lengthPrefixed: tree.content[agent])
-            writer.write(varint: UInt64(logs[agent].count))
-            var previousEnd: UInt64 = 0
-            for entry in logs[agent] {
-                switch entry {
-                case .insert(let record):
-                    let origin = Self.kind(record.originLeft, agent: agent)
-                    let right = Self.kind(record.rightParent, agent: agent)
-                    writer.write(byte: origin << 1 | right << 3)
-                    writer.write(varint: record.counter &- previousEnd)
-                    writer.write(varint: UInt64(record.length))
-                    Self.write(record.originLeft, kind: origin, from: record.counter, to: &writer)
-                    Self.write(record.rightParent, kind: right, from: record.counter, to: &writer)
-                    writer.write(varint: UInt64(record.byteStart))
-                    writer.write(varint: UInt64(record.utf8Count))
-                case .delete(let record):
-                    writer.write(byte: 1 | (record.isBackward ? 2 : 0))
-                    writer.write(varint: record.counter &- previousEnd)
-                    writer.write(varint: UInt64(record.length))
-                    writer.write(varint: UInt64(record.target.agent))
-                    writer.write(varint: record.target.counter)
+        let largestCounter = nextCounter.max() ?? 0
+        let counterBytes = UnsafeByteWriter.varintSize(largestCounter << 1 | 1)
+        let offsetBytes = UnsafeByteWriter.varintSize(UInt64(tree.content.map { $0.count }.max() ?? 0))
+        let agentBytes = UnsafeByteWriter.varintSize(UInt64(tree.replicas.count))
+        let itemBytes = 1 + agentBytes + 2 * counterBytes + 2 * offsetBytes + 2 * (agentBytes + counterBytes)
+        var bound = 1 + 2 * agentBytes + UnsafeByteWriter.varintSize(UInt64(runCount)) + runCount * itemBytes
+        for agent in tree.replicas.indices {
+            bound += 8 + counterBytes + offsetBytes + tree.content[agent].count
+                + UnsafeByteWriter.varintSize(UInt64(logs[agent].count)) + logs[agent].count * itemBytes
+        }
+        return UnsafeByteWriter.bytes(atMost: bound) { writer in
+            writer.write(byte: Self.stateFormat)
+            writer.write(varint: UInt64(tree.replicas.count))
+            for (agent, replica) in tree.replicas.enumerated() {
+                withUnsafeBytes(of: replica.rawValue.littleEndian) { writer.write(raw: $0) }
+                writer.write(varint: nextCounter[agent])
+                writer.write(lengthPrefixed: tree.content[agent])
+                writer.write(varint: UInt64(logs[agent].count))
+                var previousEnd: UInt64 = 0
+                for entry in logs[agent] {
+                    writer.checkRoom(for: itemBytes)
+                    switch entry {
+                    case .insert(let record):
+                        let origin = Self.kind(record.originLeft, agent: agent)
+                        let right = Self.kind(record.rightParent, agent: agent)
+                        writer.write(byte: origin << 1 | right << 3)
+                        writer.write(varint: record.counter &- previousEnd)
+                        writer.write(varint: UInt64(record.length))
+                        Self.write(record.originLeft, kind: origin, from: record.counter, to: &writer)
+                        Self.write(record.rightParent, kind: right, from: record.counter, to: &writer)
+                        writer.write(varint: UInt64(record.byteStart))
+                        writer.write(varint: UInt64(record.utf8Count))
+                    case .delete(let record):
+                        writer.write(byte: 1 | (record.isBackward ? 2 : 0))
+                        writer.write(varint: record.counter &- previousEnd)
+                        writer.write(varint: UInt64(record.length))
+                        writer.write(varint: UInt64(record.target.agent))
+                        writer.write(varint: record.target.counter)
+                    }
+                    previousEnd = entry.end
                 }
-                previousEnd = entry.end
+            }
+            writer.write(varint: UInt64(runCount))
+            tree.forEachRun { run in
+                writer.checkRoom(for: itemBytes)
+                let agent = Int(run.agent)
+                let origin = Self.kind(run.originLeft, agent: agent)
+                let right = Self.kind(run.rightParent, agent: agent)
+                writer.write(byte: (run.isDeleted ? 1 : 0) | origin << 1 | right << 3)
+                writer.write(varint: UInt64(agent))
+                writer.write(varint: run.counter)
+                writer.write(varint: UInt64(run.length))
+                writer.write(varint: UInt64(run.byteStart))
+                Self.write(run.originLeft, kind: origin, from: run.counter, to: &writer)
+                Self.write(run.rightParent, kind: right, from: run.counter, to: &writer)
             }
         }
-        writer.write(varint: UInt64(runCount))
-        tree.forEachRun { run in
-            let agent = Int(run.agent)
-            let origin = Self.kind(run.originLeft, agent: agent)
-            let right = Self.kind(run.rightParent, agent: agent)
-            writer.write(byte: (run.isDeleted ? 1 : 0) | origin << 1 | right << 3)
-            writer.write(varint: UInt64(agent))
-            writer.write(varint: run.counter)
-            writer.write(varint: UInt64(run.length))
-            writer.write(varint: UInt64(run.byteStart))
-            Self.write(run.originLeft, kind: origin, from: run.counter, to: &writer)
-            Self.write(run.rightParent, kind: right, from: run.counter, to: &writer)
-        }
-        return writer.bytes
     }
 
     /// Loads a text from ``encodedState()``, to be edited as `replica`.
@@ -90,7 +103,8 @@ extension ReplicatedText {
         ref.isNone ? 0 : Int(ref.agent) == agent ? 1 : 2
     }
 
-    private static func write(_ ref: ItemRef, kind: UInt8, from counter: UInt64, to writer: inout ByteWriter) {
+    @inline(__always)
+    private static func write(_ ref: ItemRef, kind: UInt8, from counter: UInt64, to writer: inout UnsafeByteWriter) {
         switch kind {
         case 0: return
         case 1: writer.write(signedVarint: Int64(bitPattern: counter &- ref.counter))
