@@ -123,6 +123,15 @@ struct ChangeRun: Hashable, Sendable {
         return joiner.finish()
     }
 
+    /// `units` (single changes and runs, in counter order per replica) joined as
+    /// ``units(of:)-([Change])`` joins their changes, a run taken whole: runs that continue one
+    /// another become one, up to ``maximumChanges``.
+    static func units(of units: some Sequence<ChangeUnit>) -> [ChangeUnit] {
+        var joiner = ChangeRunJoiner()
+        for unit in units { joiner.add(unit) }
+        return joiner.finish()
+    }
+
     /// A run of the one change `change`, a text edit (see ``textEdit(of:)``), to be
     /// continued.
     fileprivate init(startingWith change: Change, text: TextID, operations: [TextOperation]) {
@@ -246,10 +255,15 @@ struct ChangeRun: Hashable, Sendable {
 extension [ChangeRun.Repeated] {
     /// Appends `value` to values run-length coded.
     mutating func appendRepeated(_ value: UInt64) {
-        if last?.value == value {
-            self[count - 1].times += 1
+        appendRepeated(ChangeRun.Repeated(value: value, times: 1))
+    }
+
+    /// Appends `repeated` times its value, joining the last value when it is the same.
+    mutating func appendRepeated(_ repeated: ChangeRun.Repeated) {
+        if last?.value == repeated.value {
+            self[count - 1].times += repeated.times
         } else {
-            append(ChangeRun.Repeated(value: value, times: 1))
+            append(repeated)
         }
     }
 }
@@ -304,6 +318,51 @@ struct ChangeRunJoiner {
         open = current
     }
 
+    /// Adds the next unit: a change as ``add(_:)-(Change)``, a run as ``add(_:)-(ChangeRun)``.
+    mutating func add(_ unit: ChangeUnit) {
+        switch unit {
+        case .change(let change): add(change)
+        case .run(let run): add(run)
+        }
+    }
+
+    /// Adds the next run, whole: joined onto the open run when its first change continues
+    /// it, otherwise closing that run and opening this one. A run that would grow the open
+    /// one past ``ChangeRun/maximumChanges`` is cut there, as its changes one by one would
+    /// be. What an export does with the log's runs: O(the run's steps and operations), not
+    /// a step per change.
+    mutating func add(_ run: ChangeRun) {
+        guard var current = open, Self.continues(current, with: run) else {
+            close()
+            open = (run, run.lastLamport, run.lastTime, nil)
+            return
+        }
+        let room = UInt64(ChangeRun.maximumChanges) - current.run.count
+        if run.count > room {
+            let cut = run.id.counter + room
+            if room > 0, let head = ChangeUnit.run(run).clamped(to: run.id.counter..<cut) { add(head) }
+            close()
+            if let tail = ChangeUnit.run(run).clamped(to: cut..<UInt64.max) { add(tail) }
+            return
+        }
+        let runLastLamport = run.lastLamport, runLastTime = run.lastTime
+        open = nil  // so `current` holds the only reference to the run's arrays
+        if current.run.id == initialRun { continuedInitialRun = true }
+        current.run.lamportSteps.appendRepeated(run.lamport - current.lastLamport)
+        for step in run.lamportSteps { current.run.lamportSteps.appendRepeated(step) }
+        if current.run.time > 0 {
+            current.run.timeSteps.appendRepeated(run.time - current.lastTime)
+            for step in run.timeSteps { current.run.timeSteps.appendRepeated(step) }
+        }
+        for length in run.lengths { current.run.lengths.appendRepeated(length) }
+        current.run.count += run.count
+        TextOperation.append(run.operations, joiningOnto: &current.run.operations)
+        current.lastLamport = runLastLamport
+        current.lastTime = runLastTime
+        current.single = nil
+        open = current
+    }
+
     /// The units, in order.
     mutating func finish() -> [ChangeUnit] {
         close()
@@ -328,12 +387,29 @@ struct ChangeRunJoiner {
         _ open: (run: ChangeRun, lastLamport: UInt64, lastTime: UInt64, single: Change?),
         with next: Change, _ edit: (TextID, [TextOperation])
     ) -> Bool {
+        continues(open, id: next.id, dependencies: next.dependencies, lamport: next.lamport, time: next.time,
+                  text: edit.0, firstOperation: edit.1[0].id)
+    }
+
+    /// Whether `next`'s first change continues `open`, as ``continues(_:with:_:)`` asks of a change.
+    private static func continues(
+        _ open: (run: ChangeRun, lastLamport: UInt64, lastTime: UInt64, single: Change?), with next: ChangeRun
+    ) -> Bool {
+        continues(open, id: next.id, dependencies: next.dependencies, lamport: next.lamport, time: next.time,
+                  text: next.text, firstOperation: next.operations[0].id)
+    }
+
+    /// Whether a change `id` with these dependencies, clocks, text and first operation continues `open`.
+    private static func continues(
+        _ open: (run: ChangeRun, lastLamport: UInt64, lastTime: UInt64, single: Change?),
+        id: ChangeID, dependencies: VersionVector, lamport: UInt64, time: UInt64, text: TextID, firstOperation: OperationID
+    ) -> Bool {
         let run = open.run
-        guard next.id.replica == run.id.replica, next.id.counter == run.endCounter,
-            next.dependencies.counters.isEmpty, next.lamport > open.lastLamport,
-            next.time >= open.lastTime, (open.lastTime == 0) == (next.time == 0),
-            edit.0 == run.text, let last = run.operations.last,
-            edit.1[0].id == last.id.advanced(by: UInt64(last.length))
+        guard id.replica == run.id.replica, id.counter == run.endCounter,
+            dependencies.counters.isEmpty, lamport > open.lastLamport,
+            time >= open.lastTime, (open.lastTime == 0) == (time == 0),
+            text == run.text, let last = run.operations.last,
+            firstOperation == last.id.advanced(by: UInt64(last.length))
         else { return false }
         return true
     }

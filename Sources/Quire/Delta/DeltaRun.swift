@@ -79,14 +79,15 @@ struct DeltaRun: Hashable, Sendable {
 
     // MARK: From changes
 
-    /// `changes` (as a delta file lists them) cut into runs and single changes, each
-    /// unit's time a step from its replica's previous change: the previous unit's, or for
-    /// a replica's first unit, what `timeBefore` says of the change before it.
+    /// `units` (as a delta file lists them: the log's changes and runs) joined into the
+    /// longest runs and single changes, each unit's time a step from its replica's
+    /// previous change: the previous unit's, or for a replica's first unit, what
+    /// `timeBefore` says of the change before it.
     static func units(
-        of changes: [Change], names: (ReplicaID) -> ReplicaNames?, timeBefore: (ChangeID) -> UInt64?
+        of units: [ChangeUnit], names: (ReplicaID) -> ReplicaNames?, timeBefore: (ChangeID) -> UInt64?
     ) -> [DeltaUnit] {
         var previous: [ReplicaID: UInt64?] = [:]
-        return ChangeRun.units(of: changes).map { unit in
+        return ChangeRun.units(of: units).map { unit in
             let replica = unit.id.replica
             let before = previous[replica] ?? timeBefore(unit.id)
             previous[replica] = unit.lastTime

@@ -22,9 +22,9 @@ extension Store {
     /// - Throws: ``StoreError/closed``, ``StoreError/corrupt(database:problem:)``.
     public func exportDelta(since version: VersionVector = VersionVector()) throws -> [UInt8]? {
         try withSnapshot("store.exportDelta") { snapshot in
-            let changes = try snapshot.storedChanges(since: version)
-            guard !changes.isEmpty else { return nil }
-            return snapshot.deltaFile(of: changes).encoded()
+            let units = try snapshot.storedUnits(since: version)
+            guard !units.isEmpty else { return nil }
+            return snapshot.deltaFile(of: units).encoded()
         }
     }
 
@@ -38,7 +38,7 @@ extension Store {
             from[id.replica] = id.counter
             let candidates = try snapshot.storedChanges(since: from).filter { $0.id == id }
             guard let change = candidates.first else { throw StoreError.invalidChange("this store has no change \(id)") }
-            return snapshot.deltaFile(of: [change]).encoded()
+            return snapshot.deltaFile(of: [.change(change)]).encoded()
         }
     }
 

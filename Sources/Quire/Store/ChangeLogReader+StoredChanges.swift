@@ -7,18 +7,36 @@ extension ChangeLogReader {
         try withLogTransaction { tx in try storedChanges(since: version, in: tx) }
     }
 
-    /// The stored changes a replica at `version` lacks, read in `tx`.
+    /// The stored changes a replica at `version` lacks, read in `tx`, one by one (a run
+    /// of the log expanded into its changes).
+    ///
+    /// - Throws: See ``storedUnits(since:in:)``.
+    func storedChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) throws -> [Change] {
+        var changes: [Change] = []
+        for unit in try storedUnits(since: version, in: tx) { changes += unit.changes }
+        return changes
+    }
+
+    /// The log's units — single changes and runs, as stored — that a replica at `version`
+    /// lacks, read in the reader's transaction: what an export sends, without expanding
+    /// a run into its changes only to join them again.
+    func storedUnits(since version: VersionVector) throws -> [ChangeUnit] {
+        try withLogTransaction { tx in try storedUnits(since: version, in: tx) }
+    }
+
+    /// The log's units a replica at `version` lacks, read in `tx`, each cut to what it
+    /// lacks; per replica in counter order.
     ///
     /// - Throws: ``PrunedHistoryError`` when compaction pruned changes `version` lacks;
     ///   ``StoreError/corrupt(database:problem:)`` for a log entry that does not decode.
-    func storedChanges<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) throws -> [Change] {
+    func storedUnits<T: ReadableTransaction & ~Copyable>(since version: VersionVector, in tx: borrowing T) throws -> [ChangeUnit] {
         let meta = meta
-        var result: [Change] = []
+        var result: [ChangeUnit] = []
         for replica in meta.version.counters.keys.sorted() where version[replica] < meta.version[replica] {
             try checkHistoryKept(of: replica, since: version, in: tx)
             let lacking = version[replica]..<UInt64.max
             try forEachLoggedUnit(in: .prefix(Key(replica.rawValue)), of: tx) { unit in
-                if let unit = unit.clamped(to: lacking) { result += unit.changes }
+                if let unit = unit.clamped(to: lacking) { result.append(unit) }
             }
         }
         return result
@@ -63,15 +81,15 @@ extension ChangeLogReader {
         return time
     }
 
-    /// The delta file of `changes` (from this store's log) sent by this replica.
-    func deltaFile(of changes: [Change]) -> DeltaFile {
+    /// The delta file of `units` (from this store's log) sent by this replica.
+    func deltaFile(of units: [ChangeUnit]) -> DeltaFile {
         let meta = meta
         let replica = meta.replica
-        let own = changes.filter { $0.id.replica == replica }.sorted { $0.id.counter < $1.id.counter }
-        let others = changes.filter { $0.id.replica != replica }
+        let own = units.filter { $0.id.replica == replica }.sorted { $0.id.counter < $1.id.counter }
+        let others = units.filter { $0.id.replica != replica }
         let first = own.first?.id.counter ?? meta.version[replica]
         let needsStoreID = !others.isEmpty || first == 0
-        let units = DeltaRun.units(of: own + others, names: nameTable(of:), timeBefore: loggedTime(before:))
-        return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: units)
+        let deltaUnits = DeltaRun.units(of: own + others, names: nameTable(of:), timeBefore: loggedTime(before:))
+        return DeltaFile(storeID: needsStoreID ? meta.storeID : nil, sender: replica, senderFirst: first, changes: deltaUnits)
     }
 }

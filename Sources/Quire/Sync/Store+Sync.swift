@@ -188,9 +188,9 @@ struct SyncRun {
             guard has > written else { return nil }
             var since = state.meta.version
             since[own] = written
-            let changes = try state.storedChanges(since: since).filter { $0.id.replica == own }
-            guard let first = changes.map(\.id.counter).min(), let end = changes.map(\.endCounter).max() else { return nil }
-            return (state.deltaFile(of: changes).encoded(), SyncFolderLayout.DeltaName(first: first, last: end - 1))
+            let units = try state.storedUnits(since: since).filter { $0.id.replica == own }
+            guard let first = units.map(\.id.counter).min(), let end = units.map(\.endCounter).max() else { return nil }
+            return (state.deltaFile(of: units).encoded(), SyncFolderLayout.DeltaName(first: first, last: end - 1))
         }
         guard let export else { return written }
         let relative = SyncFolderLayout.folderName(own) + "/" + export.name.fileName
@@ -314,15 +314,20 @@ struct SyncRun {
             guard state.meta.version[own] >= end else { return nil }
             var since = state.meta.version
             since[own] = 0
-            let changes: [Change]
+            let units: [ChangeUnit]
             do {
-                changes = try state.storedChanges(since: since).filter { $0.id.replica == own && $0.endCounter <= end }
+                // The log's runs cut at `end`; a single change reaching past it is left
+                // out, so the count below falls short.
+                units = try state.storedUnits(since: since).compactMap { unit in
+                    guard unit.id.replica == own, let cut = unit.clamped(to: 0..<end), cut.endCounter <= end else { return nil }
+                    return cut
+                }
             } catch is PrunedHistoryError {
                 return nil
             }
-            let counted = changes.reduce(UInt64(0)) { $0 + ($1.endCounter - $1.id.counter) }
-            guard changes.map(\.id.counter).min() == 0, changes.map(\.endCounter).max() == end, counted == end else { return nil }
-            return state.deltaFile(of: changes).encoded()
+            let counted = units.reduce(UInt64(0)) { $0 + $1.count }
+            guard units.map(\.id.counter).min() == 0, units.map(\.endCounter).max() == end, counted == end else { return nil }
+            return state.deltaFile(of: units).encoded()
         }
     }
 
@@ -351,7 +356,7 @@ struct SyncRun {
             }
         }
         guard next == end else { return nil }
-        return try store.withCurrentState { state in state.deltaFile(of: changes).encoded() }
+        return try store.withCurrentState { state in state.deltaFile(of: changes.map(ChangeUnit.change)).encoded() }
     }
 
     /// Deletes the conflict copies a file-sync engine made of this replica's files: of its

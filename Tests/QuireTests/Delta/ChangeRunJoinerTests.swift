@@ -98,4 +98,33 @@ struct ChangeRunJoinerTests {
         #expect(units.first == .run(logged))
         #expect(units == ChangeRun.units(of: changes))
     }
+
+    @Test("units joined whole, as the log stores them, cut exactly as their changes joined one at a time, however the log cut them")
+    func joinsLoggedUnits() throws {
+        let changes = history()
+        // Every way to cut the history into contiguous stretches, each logged as its units.
+        for cuts in 0..<(1 << (changes.count - 1)) {
+            var logged: [ChangeUnit] = []
+            var start = 0
+            for end in 1...changes.count where end == changes.count || cuts & (1 << (end - 1)) != 0 {
+                logged += ChangeRun.units(of: changes[start..<end])
+                start = end
+            }
+            #expect(ChangeRun.units(of: logged) == ChangeRun.units(of: changes), "cuts \(cuts)")
+        }
+    }
+
+    @Test("runs joined whole are cut at the most changes a run holds, where joining their changes cuts")
+    func joinsLoggedUnitsUpToTheLimit() throws {
+        let count = ChangeRun.maximumChanges + 4_500
+        let changes = (0..<UInt64(count)).map { counter in
+            keystroke(counter, lamport: counter + 1, typing: UInt8(ascii: "a") + UInt8(counter % 26), after: counter == 0 ? nil : counter - 1)
+        }
+        let logged = stride(from: 0, to: count, by: 1_000).flatMap { ChangeRun.units(of: changes[$0..<min($0 + 1_000, count)]) }
+        #expect(logged.count == (count + 999) / 1_000)
+        let joined = ChangeRun.units(of: logged)
+        #expect(joined.map(\.count) == [UInt64(ChangeRun.maximumChanges), 4_500])
+        #expect(joined == ChangeRun.units(of: changes))
+    }
 }
+

@@ -78,13 +78,13 @@ struct ExportSnapshotTests {
         for reopening in [false, true] {
             let store = reopening ? try replicas.reopen(0) : replicas[0]
             let fromState = try store.withCurrentState { state in
-                state.deltaFile(of: try state.storedChanges(since: VersionVector())).encoded()
+                state.deltaFile(of: try state.storedUnits(since: VersionVector())).encoded()
             }
             let version = try store.read { $0.version }
             var partial = version
             partial[version.counters.keys.sorted()[0]] = 2
             let partialFromState = try store.withCurrentState { state in
-                state.deltaFile(of: try state.storedChanges(since: partial)).encoded()
+                state.deltaFile(of: try state.storedUnits(since: partial)).encoded()
             }
             #expect(try store.exportDelta() == fromState)
             #expect(try store.exportDelta(since: partial) == partialFromState)
