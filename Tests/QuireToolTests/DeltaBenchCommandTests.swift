@@ -32,7 +32,7 @@ struct DeltaBenchCommandTests {
         }
         #expect((object["batched_delta_bytes"] as? Int ?? .max) < object["delta_bytes"] as? Int ?? 0)
         #expect((object["store_bytes_after_typing"] as? Int ?? 0) > 0)
-        for field in ["import_ms", "batched_import_ms", "export_ms", "keystroke_file_bytes", "open_and_read_ms", "sync_catch_up_ms"] {
+        for field in ["import_ms", "batched_import_ms", "export_ms", "keystroke_file_bytes", "keystroke_export_us", "open_and_read_ms", "sync_catch_up_ms"] {
             let value = try #require(object[field] as? Double, "missing \(field)")
             #expect(value > 0, "\(field) = \(value)")
         }

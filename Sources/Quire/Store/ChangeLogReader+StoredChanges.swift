@@ -35,11 +35,30 @@ extension ChangeLogReader {
         for replica in meta.version.counters.keys.sorted() where version[replica] < meta.version[replica] {
             try checkHistoryKept(of: replica, since: version, in: tx)
             let lacking = version[replica]..<UInt64.max
-            try forEachLoggedUnit(in: .prefix(Key(replica.rawValue)), of: tx) { unit in
+            try forEachLoggedUnit(in: logRange(of: replica, from: lacking.lowerBound, in: tx), of: tx) { unit in
                 if let unit = unit.clamped(to: lacking) { result.append(unit) }
             }
         }
         return result
+    }
+
+    /// The keys of `replica`'s log entries from the one holding `counter` on: its last
+    /// entry that starts at or before `counter` (found by one step back from it), so that
+    /// what a replica lacks since a recent version is read without decoding the whole log
+    /// before it — an export of one keystroke reads one or two entries, not the history.
+    func logRange<T: ReadableTransaction & ~Copyable>(
+        of replica: ReplicaID, from counter: UInt64, in tx: borrowing T
+    ) throws -> KeyRange {
+        var range = KeyRange.prefix(Key(replica.rawValue))
+        guard counter > 0 else { return range }
+        let before = KeyRange(
+            from: StoreLayout.changeKey(ChangeID(replica: replica, counter: 0)),
+            to: StoreLayout.changeKey(ChangeID(replica: replica, counter: counter == .max ? counter : counter + 1)))
+        try tx.scan(layout.changes, range: before, reverse: true) { key, _ in
+            range.lowerBound = Array(key)
+            return .stop
+        }
+        return range
     }
 
     /// Throws ``PrunedHistoryError`` when a replica at `version` needs changes of `replica`

@@ -24,6 +24,8 @@ struct DeltaBenchmark {
     var progress: ((_ done: Int, _ total: Int) -> Void)?
     /// One-character keystrokes whose delta files are measured.
     var keystrokes = 1_000
+    /// Keystrokes typed after the whole history, each exported on its own.
+    var lateKeystrokes = 100
     /// Where the stores are created (a fresh subdirectory per store).
     var directory: String
 
@@ -46,6 +48,10 @@ struct DeltaBenchmark {
         /// history (`Store.sync(folder:)`) and reading the text, median over runs.
         var sync_catch_up_ms: Double
         var keystroke_file_bytes: Double
+        /// `exportDelta(since:)` of one keystroke typed at the end of the whole
+        /// per-keystroke history — what a sync engine exports after an autosave — in µs,
+        /// median over ``lateKeystrokes``.
+        var keystroke_export_us: Double
         var keystrokes: Int
         var batch: Int
         var batched_changes: Int
@@ -67,6 +73,7 @@ struct DeltaBenchmark {
         var storeBytes = 0
         var openTimes: [Double] = []
         var syncTimes: [Double] = []
+        var keystrokeExportTimes: [Double] = []
     }
 
     func run() throws -> Result {
@@ -90,7 +97,8 @@ struct DeltaBenchmark {
             export_ms: Timing.median(perTransaction.exportTimes), import_ms: importTime,
             store_bytes_after_typing: perTransaction.storeBytes, open_and_read_ms: Timing.median(perTransaction.openTimes),
             sync_catch_up_ms: Timing.median(perTransaction.syncTimes),
-            keystroke_file_bytes: keystrokeBytes, keystrokes: keystrokeCount, batch: min(batch, patches.count),
+            keystroke_file_bytes: keystrokeBytes, keystroke_export_us: Timing.median(perTransaction.keystrokeExportTimes),
+            keystrokes: keystrokeCount, batch: min(batch, patches.count),
             batched_changes: batched.changes, batched_delta_bytes: batched.file.count,
             batched_delta_deflated_bytes: Self.deflatedSize(of: batched.file), batched_import_ms: batchedImportTime,
             end_chars: trace.endContent.unicodeScalars.count, correct: correct)
@@ -132,7 +140,8 @@ struct DeltaBenchmark {
     }
 
     /// The closed store's size; opening it and reading the text; a new store syncing
-    /// everything from `folder` and reading the text. Each timed `runs` times.
+    /// everything from `folder` and reading the text, each timed `runs` times; then
+    /// ``lateKeystrokes`` keystrokes typed at the end of the text, each exported alone.
     private func measure(storeAt path: String, syncFolder folder: String, into history: inout History) throws {
         let attributes = try FileManager.default.attributesOfItem(atPath: path + "/data.mdb")
         history.storeBytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
@@ -161,6 +170,25 @@ struct DeltaBenchmark {
                 throw error
             }
             guard text == history.sourceText else { throw BenchmarkFailure("the store that caught up reads another text") }
+        }
+        try measureLateKeystrokes(storeAt: path, into: &history)
+    }
+
+    /// Types ``lateKeystrokes`` characters at the end of the text of the store at `path`
+    /// (the whole history typed), timing `exportDelta(since:)` of each.
+    private func measureLateKeystrokes(storeAt path: String, into history: inout History) throws {
+        var options = Store.Options()
+        options.durability = .noSync
+        let store = try Store(directory: path, options: options)
+        defer { try? store.close() }
+        var length = try store.read { tx in try tx.string(of: history.text) }.unicodeScalars.count
+        for _ in 0..<lateKeystrokes {
+            let before = store.version
+            try store.write { tx in try tx.insert("x", at: length, in: history.text) }
+            length += 1
+            var file: [UInt8]?
+            history.keystrokeExportTimes.append(try Timing.milliseconds { file = try store.exportDelta(since: before) } * 1_000)
+            guard file != nil else { throw BenchmarkFailure("a keystroke at the end exported no delta file") }
         }
     }
 

@@ -79,6 +79,7 @@ extension DeltaBenchmark.Result: BenchmarkResult {
             ("open that store and read", String(format: "%.2f ms (median)", open_and_read_ms)),
             ("new store syncing it all", String(format: "%.2f ms (median)", sync_catch_up_ms)),
             ("keystroke file", String(format: "%.1f bytes (mean of %d)", keystroke_file_bytes, keystrokes)),
+            ("keystroke export, end of history", String(format: "%.1f µs", keystroke_export_us)),
             ("batched history", "\(batched_changes) changes of up to \(batch) patches"),
             ("batched delta file", "\(batched_delta_bytes) bytes (\(deflated(batched_delta_deflated_bytes)))"),
             ("batched import", String(format: "%.2f ms", batched_import_ms)),
