@@ -27,15 +27,19 @@ extension ReplicatedText {
         let offsetBytes = UnsafeByteWriter.varintSize(UInt64(tree.content.map { $0.count }.max() ?? 0))
         let agentBytes = UnsafeByteWriter.varintSize(UInt64(tree.replicas.count))
         let itemBytes = 1 + agentBytes + 2 * counterBytes + 2 * offsetBytes + 2 * (agentBytes + counterBytes)
-        var bound = 1 + 2 * agentBytes + UnsafeByteWriter.varintSize(UInt64(runCount)) + runCount * itemBytes
-        for agent in tree.replicas.indices {
-            bound += 8 + counterBytes + offsetBytes + tree.content[agent].count
-                + UnsafeByteWriter.varintSize(UInt64(logs[agent].count)) + logs[agent].count * itemBytes
+        // An agent's header: its ID, next counter, content (length-prefixed) and log count.
+        func headerBytes(of agent: Int) -> Int {
+            8 + counterBytes + offsetBytes + tree.content[agent].count + UnsafeByteWriter.varintSize(UInt64(logs[agent].count))
         }
+        let runsHeaderBytes = UnsafeByteWriter.varintSize(UInt64(runCount))
+        var bound = 1 + agentBytes + runsHeaderBytes + runCount * itemBytes
+        for agent in tree.replicas.indices { bound += headerBytes(of: agent) + logs[agent].count * itemBytes }
         return UnsafeByteWriter.bytes(atMost: bound) { writer in
+            writer.checkRoom(for: 1 + agentBytes)
             writer.write(byte: Self.stateFormat)
             writer.write(varint: UInt64(tree.replicas.count))
             for (agent, replica) in tree.replicas.enumerated() {
+                writer.checkRoom(for: headerBytes(of: agent))
                 withUnsafeBytes(of: replica.rawValue.littleEndian) { writer.write(raw: $0) }
                 writer.write(varint: nextCounter[agent])
                 writer.write(lengthPrefixed: tree.content[agent])
@@ -64,6 +68,7 @@ extension ReplicatedText {
                     previousEnd = entry.end
                 }
             }
+            writer.checkRoom(for: runsHeaderBytes)
             writer.write(varint: UInt64(runCount))
             tree.forEachRun { run in
                 writer.checkRoom(for: itemBytes)
