@@ -1,20 +1,21 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import QuireCore
 
 /// A record's field values as decoding reads them: each field's JSON bytes by name.
 ///
-/// A point read (``StoreReading/get(_:_:)``) reads them in place in the record's stored
-/// bytes — one copy of the value LMDB holds and one array of spans, where a dictionary
-/// cost a `String` and an array per field and a hash per lookup. Records read from
-/// memory (the writer's, a version of a record) hand over their dictionary.
+/// A point read (``StoreReading/get(_:_:)``) reads them in place: the record's bytes are
+/// LMDB's, inside the read transaction, and its fields' places are on the stack
+/// (``RecordState/withEncodedFields(in:_:)``), so finding a field copies and allocates
+/// nothing. Such values are lent to a closure and valid only while it runs
+/// (``withStoredRecord(_:_:)``). Records read from memory (the writer's, a version of a
+/// record) hand over their dictionary.
 struct FieldValues {
-    /// Where one field's name and value are in a stored record's bytes.
-    private struct Span {
-        let name: Range<Int>
-        let value: Range<Int>
-    }
-
     private enum Storage {
-        case stored(bytes: [UInt8], spans: [Span])
+        case stored(bytes: UnsafeBufferPointer<UInt8>, fields: UnsafeBufferPointer<RecordState.EncodedFieldPlace>)
         case dictionary([String: [UInt8]])
     }
 
@@ -25,39 +26,45 @@ struct FieldValues {
         storage = .dictionary(dictionary)
     }
 
-    /// The type name and field values of an encoded record (``RecordState/encoded()``),
-    /// checked as ``RecordState/decode(_:)`` checks it, without the registers' times.
+    /// No fields: what a decoder holds once the values it was lent are gone.
+    static var none: FieldValues { FieldValues([:]) }
+
+    /// Lends `body` the type name's UTF-8 and the field values of an encoded record
+    /// (``RecordState/encoded()``), read in place and checked as
+    /// ``RecordState/decode(_:)`` checks it. Both are valid only during the call.
     ///
     /// - Throws: ``QuireCore/DecodingError`` for a record that is truncated, malformed or
-    ///   has a name that is not UTF-8.
-    /// - Returns: The type name's UTF-8, a slice of `bytes`, and the values.
-    static func decode(storedRecord bytes: [UInt8]) throws(DecodingError) -> (type: ArraySlice<UInt8>, values: FieldValues) {
-        var spans: [Span] = []
-        spans.reserveCapacity(4)  // most records have a few fields: one allocation
-        let type = try RecordState.forEachField(in: bytes) { field in
-            spans.append(Span(
-                name: field.nameUTF8.startIndex..<field.nameUTF8.endIndex,
-                value: field.value.startIndex..<field.value.endIndex))
+    ///   has a name that is not UTF-8; `body` is not called then.
+    static func withStoredRecord<R>(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ body: (_ type: UnsafeBufferPointer<UInt8>, FieldValues) -> R
+    ) throws(DecodingError) -> R {
+        try RecordState.withEncodedFields(in: bytes) { type, fields in
+            body(UnsafeBufferPointer(rebasing: bytes[type]), FieldValues(storage: .stored(bytes: bytes, fields: fields)))
         }
-        return (type, FieldValues(storage: .stored(bytes: bytes, spans: spans)))
     }
 
     private init(storage: Storage) {
         self.storage = storage
     }
 
-    /// The JSON bytes of the field `name`, or `nil` when the record has no such field.
-    subscript(name: String) -> ArraySlice<UInt8>? {
+    /// Lends `body` the JSON bytes of the field `name`, or `nil` when the record has no
+    /// such field; the bytes are valid only during the call.
+    func withValue<R>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
         switch storage {
         case .dictionary(let values):
-            return values[name].map { $0[...] }
-        case .stored(let bytes, let spans):
-            var name = name
-            let found = name.withUTF8 { wanted in
-                bytes.withUnsafeBufferPointer { all in spans.first { equal(all, $0.name, wanted) } }
+            guard let value = values[name] else { return try body(nil) }
+            return try value.withUnsafeBufferPointer { try body($0) }
+        case .stored(let bytes, let fields):
+            let found = withUTF8(of: name) { wanted in
+                fields.first { equal(UnsafeBufferPointer(rebasing: bytes[$0.name]), wanted) }
             }
-            return found.map { bytes[$0.value] }
+            return try body(found.map { UnsafeBufferPointer(rebasing: bytes[$0.value]) })
         }
+    }
+
+    /// Whether the record has the field `name`.
+    func contains(_ name: String) -> Bool {
+        withValue(named: name) { $0 != nil }
     }
 
     /// The fields' names, in no particular order.
@@ -65,19 +72,19 @@ struct FieldValues {
         switch storage {
         case .dictionary(let values):
             return Array(values.keys)
-        case .stored(let bytes, let spans):
-            return spans.map { String(decoding: bytes[$0.name], as: UTF8.self) }
+        case .stored(let bytes, let fields):
+            return fields.map { String(decoding: bytes[$0.name], as: UTF8.self) }
         }
     }
 
-    /// The values as a dictionary of field name → JSON bytes.
+    /// The values as a dictionary of field name → JSON bytes (copies).
     var dictionary: [String: [UInt8]] {
         switch storage {
         case .dictionary(let values):
             return values
-        case .stored(let bytes, let spans):
+        case .stored(let bytes, let fields):
             var values: [String: [UInt8]] = [:]
-            for span in spans { values[String(decoding: bytes[span.name], as: UTF8.self)] = Array(bytes[span.value]) }
+            for field in fields { values[String(decoding: bytes[field.name], as: UTF8.self)] = Array(bytes[field.value]) }
             return values
         }
     }
@@ -86,16 +93,22 @@ struct FieldValues {
 /// Whether `bytes` are `string`'s UTF-8: a record's stored type name against the type
 /// asked for, compared in place (the generic `elementsEqual` over a `String.UTF8View`
 /// costs a point read some 600 instructions).
-func utf8(_ bytes: ArraySlice<UInt8>, equals string: String) -> Bool {
-    var string = string
-    return string.withUTF8 { wanted in
-        bytes.withUnsafeBufferPointer { stored in equal(stored, 0..<stored.count, wanted) }
-    }
+func utf8(_ bytes: UnsafeBufferPointer<UInt8>, equals string: String) -> Bool {
+    withUTF8(of: string) { equal(bytes, $0) }
 }
 
-/// Whether the bytes of `all` in `range` are `wanted`: the one comparison of stored names.
-private func equal(_ all: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ wanted: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard range.count == wanted.count else { return false }
-    for index in 0..<wanted.count where all[range.lowerBound + index] != wanted[index] { return false }
-    return true
+/// `body`'s answer for `string`'s UTF-8 in place: without the copy (and the uniqueness
+/// check) of `String.withUTF8`, which needs a `var`.
+@inline(__always)
+private func withUTF8<R>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if let answer = string.utf8.withContiguousStorageIfAvailable(body) { return answer }
+    var string = string
+    return string.withUTF8(body)
+}
+
+/// Whether `a` and `b` hold the same bytes: the one comparison of stored names.
+private func equal(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    guard let first = a.baseAddress, let second = b.baseAddress else { return true }  // both empty
+    return memcmp(first, second, a.count) == 0
 }

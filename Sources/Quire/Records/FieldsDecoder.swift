@@ -15,12 +15,25 @@ struct FieldsDecoder: Decoder {
     /// Why the fast path gave up.
     struct GaveUp: Error {}
 
-    /// Whether the fast path gave up anywhere while decoding one record. A type whose
-    /// `init(from:)` swallows errors (`try?` with a default) would otherwise turn a
-    /// give-up into a value `JSONDecoder` would not give; the caller checks this after
-    /// the decode and takes the `JSONDecoder` path when it is set.
+    /// One attempt of the fast path at one value: what it reads, and whether it gave up
+    /// anywhere. A type whose `init(from:)` swallows errors (`try?` with a default) would
+    /// otherwise turn a give-up into a value `JSONDecoder` would not give; the caller
+    /// checks ``gaveUp`` after the decode and takes the `JSONDecoder` path when it is set.
+    ///
+    /// The decoder and its containers share it by reference, so each is one word and a
+    /// decode copies no field table. What it reads may be lent (a stored record's bytes,
+    /// valid only inside its read): ``finish()`` drops it when the decode returns, so a
+    /// decoder that a type kept past its `init(from:)` reads nothing.
     final class Attempt {
-        var gaveUp = false
+        private(set) var fields: FieldValues
+        /// The one value of a ``SingleValue`` decoder.
+        private(set) var single: UnsafeBufferPointer<UInt8>
+        private(set) var gaveUp = false
+
+        init(fields: FieldValues = .none, single: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)) {
+            self.fields = fields
+            self.single = single
+        }
 
         /// Notes a give-up and returns the error to throw.
         func giveUp() -> GaveUp {
@@ -35,10 +48,15 @@ struct FieldsDecoder: Decoder {
                 throw error
             }
         }
+
+        /// Ends the attempt: forgets what it read, and counts any later use as a give-up.
+        func finish() {
+            fields = .none
+            single = UnsafeBufferPointer(start: nil, count: 0)
+        }
     }
 
-    let fields: FieldValues
-    let attempt = Attempt()
+    let attempt: Attempt
 
     /// The record decoded by the fast path.
     ///
@@ -47,10 +65,11 @@ struct FieldsDecoder: Decoder {
     ///
     /// - Throws: ``GaveUp`` when the fast path gave up or `init(from:)` threw.
     static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) throws(GaveUp) -> Value {
-        let decoder = FieldsDecoder(fields: fields)
+        let attempt = Attempt(fields: fields)
+        defer { attempt.finish() }
         let value: Value
-        do { value = try Value(from: decoder) } catch { throw GaveUp() }
-        guard !decoder.attempt.gaveUp else { throw GaveUp() }
+        do { value = try Value(from: FieldsDecoder(attempt: attempt)) } catch { throw GaveUp() }
+        guard !attempt.gaveUp else { throw GaveUp() }
         return value
     }
 
@@ -58,44 +77,48 @@ struct FieldsDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(fields: fields, attempt: attempt))
+        KeyedDecodingContainer(Container(attempt: attempt))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
     func singleValueContainer() throws -> any SingleValueDecodingContainer { throw attempt.giveUp() }
 
     private struct Container<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let fields: FieldValues
         let attempt: Attempt
 
         var codingPath: [any CodingKey] { [] }
-        var allKeys: [Key] { fields.names.compactMap { Key(stringValue: $0) } }
+        var allKeys: [Key] { attempt.fields.names.compactMap { Key(stringValue: $0) } }
 
-        func contains(_ key: Key) -> Bool { fields[key.stringValue] != nil }
+        func contains(_ key: Key) -> Bool { attempt.fields.contains(key.stringValue) }
 
-        private func value(_ key: Key) throws -> ArraySlice<UInt8> {
-            guard let bytes = fields[key.stringValue] else { throw attempt.giveUp() }
-            return bytes
+        /// `read`'s value of the field `key`; a missing field gives up.
+        private func value<T>(_ key: Key, _ read: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+            try attempt.run {
+                try attempt.fields.withValue(named: key.stringValue) { bytes in
+                    guard let bytes else { throw FieldsDecoder.GaveUp() }
+                    return try read(bytes)
+                }
+            }
         }
 
-        func decodeNil(forKey key: Key) throws -> Bool { try value(key).elementsEqual(FieldValue.null) }
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try attempt.run { try FieldValue.bool(value(key)) } }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try attempt.run { try FieldValue.string(value(key)) } }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try attempt.run { try FieldValue.double(value(key)) } }
+        func decodeNil(forKey key: Key) throws -> Bool { try value(key) { FieldValue.isNull($0) } }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(key, FieldValue.bool) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try value(key, FieldValue.string) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try value(key, FieldValue.double) }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw attempt.giveUp() }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try attempt.run { try FieldValue.integer(value(key)) } }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try attempt.run { try FieldValue.integer(value(key)) } }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try value(key, FieldValue.integer) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try value(key, FieldValue.integer) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try value(key, FieldValue.integer) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(key, FieldValue.integer) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try value(key, FieldValue.integer) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try value(key, FieldValue.integer) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try value(key, FieldValue.integer) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try value(key, FieldValue.integer) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try value(key, FieldValue.integer) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(key, FieldValue.integer) }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-            try attempt.run { try FieldValue.decode(type, from: value(key), attempt: attempt) }
+            try value(key) { try FieldValue.decode(type, from: $0) }
         }
 
         func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -109,43 +132,35 @@ struct FieldsDecoder: Decoder {
 
 /// One field's JSON value, read for ``FieldsDecoder``.
 private enum FieldValue {
-    static let null = Array("null".utf8)
+    static func isNull(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { bytes.elementsEqual("null".utf8) }
 
-    static func bool(_ bytes: ArraySlice<UInt8>) throws -> Bool {
+    static func bool(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Bool {
         if bytes.elementsEqual("true".utf8) { return true }
         if bytes.elementsEqual("false".utf8) { return false }
         throw FieldsDecoder.GaveUp()
     }
 
     /// A string; one with escapes is read by `JSONDecoder`.
-    static func string(_ bytes: ArraySlice<UInt8>) throws -> String {
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) throws -> String {
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
             throw FieldsDecoder.GaveUp()
         }
         // One pass over the characters: an escape sends the string to `JSONDecoder`; ASCII
         // (the usual case) needs no UTF-8 validation, whose generic code looks up type
         // metadata on every call.
-        enum Scan { case string(String), escaped, invalid }
-        let scan = bytes.withUnsafeBufferPointer { all -> Scan in
-            let inner = UnsafeBufferPointer(rebasing: all[1..<(all.count - 1)])
-            var combined: UInt8 = 0
-            for byte in inner {
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return .escaped }
-                combined |= byte
-            }
-            if combined < 0x80 { return .string(String(decoding: inner, as: UTF8.self)) }
-            return String(validating: inner, as: UTF8.self).map(Scan.string) ?? .invalid
+        let inner = UnsafeBufferPointer(rebasing: bytes[1..<(bytes.count - 1)])
+        var combined: UInt8 = 0
+        for byte in inner {
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return try JSONDecoder().decode(String.self, from: Data(buffer: bytes)) }
+            combined |= byte
         }
-        switch scan {
-        case .string(let string): return string
-        case .escaped: return try JSONDecoder().decode(String.self, from: Data(bytes))
-        case .invalid: throw FieldsDecoder.GaveUp()
-        }
+        if combined < 0x80 { return String(decoding: inner, as: UTF8.self) }
+        guard let string = String(validating: inner, as: UTF8.self) else { throw FieldsDecoder.GaveUp() }
+        return string
     }
 
     /// A number in JSON's form, as `Double` reads it.
-    static func double(_ bytes: ArraySlice<UInt8>) throws -> Double {
-        let bytes = Array(bytes)
+    static func double(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Double {
         guard bytes.count <= 32, isJSONNumber(bytes), let value = Double(String(decoding: bytes, as: UTF8.self)),
             value.isFinite
         else {
@@ -156,7 +171,7 @@ private enum FieldValue {
 
     /// Whether `bytes` is a number by JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)?
     /// ([eE] [+-]? [0-9]+)?`.
-    static func isJSONNumber(_ bytes: [UInt8]) -> Bool {
+    static func isJSONNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         func digits() -> Int {
             let start = index
@@ -180,7 +195,7 @@ private enum FieldValue {
     }
 
     /// An integer written as digits with an optional minus sign, that fits `T`.
-    static func integer<T: FixedWidthInteger>(_ bytes: ArraySlice<UInt8>) throws -> T {
+    static func integer<T: FixedWidthInteger>(_ bytes: UnsafeBufferPointer<UInt8>) throws -> T {
         var digits = bytes[...]
         let negative = digits.first == UInt8(ascii: "-")
         if negative { digits = digits.dropFirst() }
@@ -203,7 +218,7 @@ private enum FieldValue {
 
     /// A value of another type: one that decodes from a single string, integer or
     /// boolean (enums, identifiers), or else by `JSONDecoder` from the field's bytes.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>, attempt: FieldsDecoder.Attempt) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeBufferPointer<UInt8>) throws -> T {
         if T.self == String.self { return try string(bytes) as! T }
         if T.self == Int.self { return try integer(bytes) as Int as! T }
         if T.self == Bool.self { return try bool(bytes) as! T }
@@ -212,15 +227,15 @@ private enum FieldValue {
         if !isSpecial, let first = bytes.first, first != UInt8(ascii: "{"), first != UInt8(ascii: "[") {
             // Its own attempt: a give-up here falls back to JSONDecoder for this value only,
             // also when the type's init swallowed it.
-            let single = SingleValue(bytes: bytes, attempt: FieldsDecoder.Attempt())
-            if let value = try? T(from: single), !single.attempt.gaveUp { return value }
+            let attempt = FieldsDecoder.Attempt(single: bytes)
+            defer { attempt.finish() }
+            if let value = try? T(from: SingleValue(attempt: attempt)), !attempt.gaveUp { return value }
         }
-        return try JSONDecoder().decode(T.self, from: Data(bytes))
+        return try JSONDecoder().decode(T.self, from: Data(buffer: bytes))
     }
 
     /// A decoder of one scalar value, for types that decode from a single value.
     private struct SingleValue: Decoder, SingleValueDecodingContainer {
-        let bytes: ArraySlice<UInt8>
         let attempt: FieldsDecoder.Attempt
 
         var codingPath: [any CodingKey] { [] }
@@ -230,21 +245,29 @@ private enum FieldValue {
         func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
         func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-        func decodeNil() -> Bool { bytes.elementsEqual(FieldValue.null) }
-        func decode(_ type: Bool.Type) throws -> Bool { try attempt.run { try FieldValue.bool(bytes) } }
-        func decode(_ type: String.Type) throws -> String { try attempt.run { try FieldValue.string(bytes) } }
-        func decode(_ type: Double.Type) throws -> Double { try attempt.run { try FieldValue.double(bytes) } }
+        /// `read`'s value of the one value; one read after the decode ended gives up.
+        private func value<T>(_ read: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+            try attempt.run {
+                guard attempt.single.baseAddress != nil else { throw FieldsDecoder.GaveUp() }
+                return try read(attempt.single)
+            }
+        }
+
+        func decodeNil() -> Bool { attempt.single.baseAddress != nil && FieldValue.isNull(attempt.single) }
+        func decode(_ type: Bool.Type) throws -> Bool { try value(FieldValue.bool) }
+        func decode(_ type: String.Type) throws -> String { try value(FieldValue.string) }
+        func decode(_ type: Double.Type) throws -> Double { try value(FieldValue.double) }
         func decode(_ type: Float.Type) throws -> Float { throw attempt.giveUp() }
-        func decode(_ type: Int.Type) throws -> Int { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: Int8.Type) throws -> Int8 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: Int16.Type) throws -> Int16 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: Int32.Type) throws -> Int32 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: Int64.Type) throws -> Int64 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: UInt.Type) throws -> UInt { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: UInt8.Type) throws -> UInt8 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: UInt16.Type) throws -> UInt16 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: UInt32.Type) throws -> UInt32 { try attempt.run { try FieldValue.integer(bytes) } }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try attempt.run { try FieldValue.integer(bytes) } }
+        func decode(_ type: Int.Type) throws -> Int { try value(FieldValue.integer) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try value(FieldValue.integer) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try value(FieldValue.integer) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try value(FieldValue.integer) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try value(FieldValue.integer) }
+        func decode(_ type: UInt.Type) throws -> UInt { try value(FieldValue.integer) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try value(FieldValue.integer) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try value(FieldValue.integer) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try value(FieldValue.integer) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try value(FieldValue.integer) }
         func decode<T: Decodable>(_ type: T.Type) throws -> T { throw attempt.giveUp() }
     }
 }

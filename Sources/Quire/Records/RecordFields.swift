@@ -52,7 +52,14 @@ enum RecordFields {
     /// every error) through `JSONDecoder` as ``decodeNotingKeys(_:from:id:)`` does.
     static func decode<Value: Record>(_ type: Value.Type, from fields: FieldValues, id: RecordID) throws(StoreError) -> Value {
         do { return try FieldsDecoder.decode(Value.self, from: fields) } catch {}
-        return try decodeNotingKeys(type, from: fields.dictionary, id: id).value.get()
+        return try decodeThroughJSON(type, from: fields.dictionary, id: id)
+    }
+
+    /// The `JSONDecoder` path of ``decode(_:from:id:)-(_,FieldValues,_)``, kept out of line:
+    /// its `Result` costs the fast path a generic metadata lookup per read when inlined.
+    @inline(never)
+    private static func decodeThroughJSON<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
+        try decodeNotingKeys(type, from: fields, id: id).value.get()
     }
 
     /// The record decoded as `type` from a dictionary of its fields (see

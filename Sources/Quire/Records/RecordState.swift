@@ -65,43 +65,64 @@ struct RecordState: Hashable, Sendable {
     }
 
     static func decode(_ bytes: [UInt8]) throws(DecodingError) -> RecordState {
-        var fields: [String: FieldRegister] = [:]
-        let type = try forEachField(in: bytes) { field in
-            fields[field.name] = FieldRegister(value: Array(field.value), timestamp: field.timestamp, counter: field.counter)
+        try bytes.withUnsafeBufferPointer { bytes throws(DecodingError) in
+            try withEncodedFields(in: bytes) { type, places in
+                var fields: [String: FieldRegister] = [:]
+                fields.reserveCapacity(places.count)
+                for place in places {
+                    fields[String(decoding: bytes[place.name], as: UTF8.self)] = FieldRegister(
+                        value: Array(bytes[place.value]), timestamp: place.timestamp, counter: place.counter)
+                }
+                return RecordState(type: String(decoding: bytes[type], as: UTF8.self), fields: fields)
+            }
         }
-        return RecordState(type: String(decoding: type, as: UTF8.self), fields: fields)
     }
 
-    /// One field of an encoded record, as ``forEachField(in:_:)`` reads it.
-    struct EncodedField {
-        /// The name's UTF-8 (checked valid), a slice of the record's bytes.
-        let nameUTF8: ArraySlice<UInt8>
-        /// The value's JSON bytes, a slice of the record's bytes.
-        let value: ArraySlice<UInt8>
+    /// Where one field of an encoded record lies in the record's bytes, as
+    /// ``withEncodedFields(in:_:)`` reads it.
+    struct EncodedFieldPlace {
+        /// The name's UTF-8 (checked valid).
+        let name: Range<Int>
+        /// The value's JSON bytes.
+        let value: Range<Int>
         let timestamp: Timestamp
         let counter: UInt64
-
-        var name: String { String(decoding: nameUTF8, as: UTF8.self) }
     }
 
-    /// Reads an encoded record, handing `body` each field; returns the type name's UTF-8
-    /// (checked valid). The one reading of the record format (``encoded()`` writes it).
-    /// Names stay bytes: a point read compares them and never needs them as strings.
-    @inline(__always)
-    static func forEachField(in bytes: [UInt8], _ body: (EncodedField) -> Void) throws(DecodingError) -> ArraySlice<UInt8> {
-        var reader = ByteReader(bytes)
+    /// Reads an encoded record in place and lends `body` its type name's place (UTF-8,
+    /// checked valid) and its fields' places, in stored order (by name). The one reading
+    /// of the record format (``encoded()`` writes it); the whole record is checked before
+    /// `body` runs.
+    ///
+    /// The places live on the stack for records of a few fields, so a point read
+    /// allocates nothing to find its fields; they are valid only during the call.
+    ///
+    /// - Throws: ``QuireCore/DecodingError`` for a record that is truncated, malformed or
+    ///   has a name that is not UTF-8.
+    static func withEncodedFields<R>(
+        in bytes: UnsafeBufferPointer<UInt8>,
+        _ body: (_ type: Range<Int>, _ fields: UnsafeBufferPointer<EncodedFieldPlace>) -> R
+    ) throws(DecodingError) -> R {
+        var reader = UnsafeByteReader(bytes)
         let type = try reader.readUTF8("type name", limit: Change.maximumNameLength)
         let count = try reader.readCount("field count", limit: Change.maximumCount, minimumElementSize: 11)
-        for _ in 0..<count {
-            let name = try reader.readUTF8("field name", limit: Change.maximumNameLength)
-            let lamport = try reader.readVarint("field lamport")
-            let replica = try reader.readReplica("field replica")
-            let counter = try reader.readVarint("field change")
-            let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
-            body(EncodedField(
-                nameUTF8: name, value: value, timestamp: Timestamp(lamport: lamport, replica: replica), counter: counter))
+        return try withUnsafeTemporaryAllocation(of: EncodedFieldPlace.self, capacity: count) {
+            places throws(DecodingError) -> R in
+            var filled = 0
+            // EncodedFieldPlace is trivial: places need no deinitialization, also on a throw.
+            for _ in 0..<count {
+                let name = try reader.readUTF8("field name", limit: Change.maximumNameLength)
+                let lamport = try reader.readVarint("field lamport")
+                let replica = try reader.readUInt64LittleEndian("field replica")
+                let counter = try reader.readVarint("field change")
+                let value = try reader.readLengthPrefixed("field value", limit: Change.maximumValueLength)
+                places.initializeElement(at: filled, to: EncodedFieldPlace(
+                    name: name, value: value, timestamp: Timestamp(lamport: lamport, replica: ReplicaID(replica)),
+                    counter: counter))
+                filled += 1
+            }
+            guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
+            return body(type, UnsafeBufferPointer(rebasing: places[..<filled]))
         }
-        guard reader.isAtEnd else { throw .malformed("\(reader.remaining) trailing bytes", at: reader.offset) }
-        return type
     }
 }

@@ -61,8 +61,16 @@ extension StoreReading where Self: ~Copyable {
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
         _view.learnTexts(T.self)
-        guard let values = try _view.recordValues(id, ofType: T.typeName) else { return nil }
-        return try RecordFields.decode(T.self, from: values, id: id)
+        // The value is decoded while the view lends the record's bytes, into a slot: in
+        // this generic code a local `T?` (or `withUnsafeTemporaryAllocation`, whose
+        // closure would return one) costs two metadata lookups per read, a slot one
+        // small allocation.
+        let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
+        defer { slot.deallocate() }
+        let found = try _view.withRecordValues(id, ofType: T.typeName) { values throws(StoreError) in
+            slot.initialize(to: try RecordFields.decode(T.self, from: values, id: id))
+        }
+        return found ? slot.move() : nil
     }
 
     /// The record `id` decoded as `type`.

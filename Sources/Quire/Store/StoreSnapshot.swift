@@ -115,18 +115,31 @@ final class StoreSnapshot: StoreView {
         }
     }
 
-    func recordValues(_ id: RecordID, ofType expected: String) throws(StoreError) -> FieldValues? {
-        let stored = noting(nil) { () throws -> (type: ArraySlice<UInt8>, values: FieldValues)? in
-            guard let bytes = try transaction.value(forKey: StoreLayout.recordKey(id), in: layout.records) else { return nil }
-            do { return try FieldValues.decode(storedRecord: bytes) } catch {
-                throw StoreError.corrupt(database: layout.records.name, problem: "\(error)")
+    /// Reads the record in place, inside `mdb_get`'s lending of LMDB's bytes: nothing is
+    /// copied but what `body` decodes. A damaged record is noted and answers as absent.
+    func withRecordValues(
+        _ id: RecordID, ofType expected: String, _ body: (FieldValues) throws(StoreError) -> Void
+    ) throws(StoreError) -> Bool {
+        var failure: StoreError?  // the type check's or body's, thrown once LMDB's bytes are given back
+        let found = noting(false) {
+            try transaction.withValue(forKey: StoreLayout.recordKey(id), in: layout.records) { stored -> Bool in
+                guard let stored else { return false }
+                do {
+                    try FieldValues.withStoredRecord(stored.assumingMemoryBound(to: UInt8.self)) { type, values in
+                        guard utf8(type, equals: expected) else {
+                            failure = .wrongType(id, expected: expected, actual: String(decoding: type, as: UTF8.self))
+                            return
+                        }
+                        do throws(StoreError) { try body(values) } catch { failure = error }
+                    }
+                } catch {
+                    throw StoreError.corrupt(database: layout.records.name, problem: "\(error)")
+                }
+                return true
             }
         }
-        guard let stored else { return nil }
-        guard utf8(stored.type, equals: expected) else {
-            throw .wrongType(id, expected: expected, actual: String(decoding: stored.type, as: UTF8.self))
-        }
-        return stored.values
+        if let failure { throw failure }
+        return found
     }
 
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)] {

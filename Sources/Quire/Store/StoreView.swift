@@ -14,12 +14,15 @@ protocol StoreView: ChangeLogReader {
     var replica: ReplicaID { get }
     /// The record `id`, or `nil` when there is none.
     func record(_ id: RecordID) -> RecordState?
-    /// The field values of the record `id` (what decoding it needs), or `nil` when there
-    /// is none.
+    /// Lends `body` the field values of the record `id` (what decoding it needs), valid
+    /// only during the call.
     ///
+    /// - Returns: `false`, without calling `body`, when there is no such record.
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record's type is
-    ///   not `expected`.
-    func recordValues(_ id: RecordID, ofType expected: String) throws(StoreError) -> FieldValues?
+    ///   not `expected`, or what `body` throws.
+    func withRecordValues(
+        _ id: RecordID, ofType expected: String, _ body: (FieldValues) throws(StoreError) -> Void
+    ) throws(StoreError) -> Bool
     /// Every record of the type named `type`, in any order, with the trash's.
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)]
     /// The parent of `node`, or `nil` for the fixed nodes and nodes not in the tree.
@@ -50,10 +53,13 @@ protocol StoreView: ChangeLogReader {
 }
 
 extension StoreView {
-    func recordValues(_ id: RecordID, ofType expected: String) throws(StoreError) -> FieldValues? {
-        guard let record = record(id) else { return nil }
+    func withRecordValues(
+        _ id: RecordID, ofType expected: String, _ body: (FieldValues) throws(StoreError) -> Void
+    ) throws(StoreError) -> Bool {
+        guard let record = record(id) else { return false }
         guard record.type == expected else { throw .wrongType(id, expected: expected, actual: record.type) }
-        return FieldValues(record.values)
+        try body(FieldValues(record.values))
+        return true
     }
 
     /// The children of `node` in sibling order.

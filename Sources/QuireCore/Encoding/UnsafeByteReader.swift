@@ -12,27 +12,27 @@
 /// ```
 ///
 /// Offsets (and so error offsets) count from the start of the lent buffer.
-struct UnsafeByteReader {
+package struct UnsafeByteReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     /// The offset of the next byte to read.
-    private(set) var offset: Int
+    package private(set) var offset: Int
 
     /// A reader over `bytes`, which must stay valid while it is used.
     @inline(__always)
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         self.offset = 0
     }
 
     /// The number of bytes not yet read.
-    @inline(__always) var remaining: Int { bytes.count - offset }
+    @inline(__always) package var remaining: Int { bytes.count - offset }
 
     /// Whether every byte has been read.
-    @inline(__always) var isAtEnd: Bool { offset == bytes.count }
+    @inline(__always) package var isAtEnd: Bool { offset == bytes.count }
 
     /// Reads one byte.
     @inline(__always)
-    mutating func readByte(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt8 {
+    package mutating func readByte(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt8 {
         guard offset < bytes.count else { throw DecodingError.truncated(what(), at: offset) }
         let byte = bytes.baseAddress.unsafelyUnwrapped[offset]
         offset += 1
@@ -41,7 +41,7 @@ struct UnsafeByteReader {
 
     /// Reads an unsigned LEB128 integer of at most 10 bytes.
     @inline(__always)
-    mutating func readVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
+    package mutating func readVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
         // Values below 2^21 (counters, lengths, offsets in all but huge texts) inline;
         // with three bytes left none of them needs another check.
         if bytes.count - offset >= 3 {
@@ -67,7 +67,7 @@ struct UnsafeByteReader {
 
     /// Reads a zigzag-encoded signed integer.
     @inline(__always)
-    mutating func readSignedVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> Int64 {
+    package mutating func readSignedVarint(_ what: @autoclosure () -> String) throws(DecodingError) -> Int64 {
         let raw = try readVarint(what())
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
@@ -108,7 +108,7 @@ struct UnsafeByteReader {
 
     /// Reads a count and checks it against a limit and against the bytes left, given the
     /// smallest encoded size of one element, before anything is allocated for it.
-    mutating func readCount(
+    package mutating func readCount(
         _ what: @autoclosure () -> String, limit: Int, minimumElementSize: Int = 1
     ) throws(DecodingError) -> Int {
         let start = offset
@@ -117,7 +117,7 @@ struct UnsafeByteReader {
     }
 
     /// Reads `count` raw bytes, as offsets into the lent buffer.
-    mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingError) -> Range<Int> {
+    package mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingError) -> Range<Int> {
         guard count >= 0, count <= remaining else { throw DecodingError.truncated(what(), at: offset) }
         defer { offset += count }
         return offset..<offset + count
@@ -125,14 +125,32 @@ struct UnsafeByteReader {
 
     /// Reads a length-prefixed byte string of at most `limit` bytes, as offsets into the
     /// lent buffer.
-    mutating func readLengthPrefixed(_ what: @autoclosure () -> String, limit: Int) throws(DecodingError) -> Range<Int> {
+    package mutating func readLengthPrefixed(_ what: @autoclosure () -> String, limit: Int) throws(DecodingError) -> Range<Int> {
         let count = try readCount(what(), limit: limit)
         return try readBytes(count, what())
     }
 
+    /// Reads a length-prefixed UTF-8 string of at most `limit` bytes, checked valid, as
+    /// offsets into the lent buffer (as ``ByteReader/readUTF8(_:limit:)`` reads it).
+    package mutating func readUTF8(_ what: @autoclosure () -> String, limit: Int) throws(DecodingError) -> Range<Int> {
+        let start = offset
+        let range = try readLengthPrefixed(what(), limit: limit)
+        let utf8 = UnsafeBufferPointer(rebasing: bytes[range])
+        guard UTF8Scan.isASCII(utf8) || String(validating: utf8, as: UTF8.self) != nil else {
+            throw DecodingError.malformed("\(what()) is not valid UTF-8", at: start)
+        }
+        return range
+    }
+
+    /// Reads eight bytes as a little-endian integer.
+    package mutating func readUInt64LittleEndian(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
+        let range = try readBytes(8, what())
+        return UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + range.lowerBound).loadUnaligned(as: UInt64.self))
+    }
+
     /// Moves to `offset`, which the caller knows lies within the bytes.
     @inline(__always)
-    mutating func skip(to offset: Int) {
+    package mutating func skip(to offset: Int) {
         precondition(offset >= 0 && offset <= bytes.count, "offset outside the bytes")
         self.offset = offset
     }

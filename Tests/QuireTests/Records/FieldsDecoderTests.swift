@@ -49,11 +49,11 @@ struct FieldsDecoderTests {
 
     /// What the fast path makes of `fields`, checked to be the same whether it reads them
     /// from a dictionary (a record in memory) or in place in a stored record's bytes (a
-    /// point read, ``FieldValues/decode(storedRecord:)``).
+    /// point read, ``FieldValues/withStoredRecord(_:_:)``).
     static func fast<T: Record & Equatable>(_ type: T.Type, _ fields: [String: [UInt8]]) -> T? {
         let fromDictionary = try? FieldsDecoder.decode(T.self, from: FieldValues(fields))
         let stored = FieldValuesTests.storedRecord(type: T.typeName, fields)
-        let inPlace = (try? FieldValues.decode(storedRecord: stored)).flatMap { try? FieldsDecoder.decode(T.self, from: $0.values) }
+        let inPlace = (try? FieldValuesTests.readStored(stored) { _, values in try? FieldsDecoder.decode(T.self, from: values) }) ?? nil
         #expect(inPlace == fromDictionary, "a stored record decodes as the same fields in a dictionary do")
         return fromDictionary
     }
@@ -151,5 +151,34 @@ struct FieldsDecoderTests {
         let id = RecordID(replica: ReplicaID(1), counter: 1)
         let error = #expect(throws: StoreError.self) { try RecordFields.decode(Everything.self, from: fields, id: id) }
         #expect("\(error.map { "\($0)" } ?? "")".contains("count"))
+    }
+
+    /// A type whose `init(from:)` keeps its decoder, and the container it made, for later.
+    struct Keeper: Record {
+        static let typeName = "test.keeper"
+        nonisolated(unsafe) static var keptDecoder: (any Decoder)?
+        nonisolated(unsafe) static var keptContainer: KeyedDecodingContainer<CodingKeys>?
+        var name: String
+        enum CodingKeys: String, CodingKey { case name }
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            Self.keptDecoder = decoder
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            Self.keptContainer = container
+            name = try container.decode(String.self, forKey: .name)
+        }
+    }
+
+    @Test("a decoder kept past the read that lent it reads nothing: the record's bytes are gone")
+    func keptDecoder() throws {
+        let stored = FieldValuesTests.storedRecord(type: Keeper.typeName, try RecordFields.encode(Keeper(name: "in place")))
+        let decoded = try FieldValuesTests.readStored(stored) { _, values in try? FieldsDecoder.decode(Keeper.self, from: values) }
+        #expect(decoded?.name == "in place")
+        let container = try #require(Keeper.keptContainer)
+        #expect(throws: (any Error).self) { try container.decode(String.self, forKey: .name) }
+        #expect(!container.contains(.name))
+        #expect(container.allKeys.isEmpty)
+        let again = try #require(Keeper.keptDecoder).container(keyedBy: Keeper.CodingKeys.self)
+        #expect(throws: (any Error).self) { try again.decode(String.self, forKey: .name) }
     }
 }
