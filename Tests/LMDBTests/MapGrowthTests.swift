@@ -148,4 +148,43 @@ struct MapGrowthTests {
         #expect(error?.code == .growthBlocked)
         #expect(try env.read { tx in try tx.count(in: db) } == 0)
     }
+
+    @Test("readers on several threads keep reading, never mid-resize, while a writer grows the map many times")
+    func readersThroughManyGrowths() throws {
+        let test = try TestEnvironment(mapSize: 64 << 10)
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put([UInt8](repeating: 0, count: 64), forKey: bytes("probe"), in: db) }
+        let initialSize = try env.info().mapSize
+
+        let writing = Atomic<Bool>(true)
+        let reads = Atomic<Int>(0)
+        let readers = (0..<3).map { _ in
+            TestThread {
+                while writing.load(ordering: .relaxed) {
+                    // Each read sees one whole commit: the probe's 64 bytes are all one value.
+                    let probe = try env.read { tx in try tx.value(forKey: bytes("probe"), in: db) }
+                    guard let probe, probe.count == 64, Set(probe).count == 1 else {
+                        throw ThreadFailure(message: "a read saw \(String(describing: probe))")
+                    }
+                    reads.wrappingAdd(1, ordering: .relaxed)
+                }
+            }
+        }
+        defer { writing.store(false, ordering: .relaxed) }
+        for batch in 0..<60 {
+            try env.write { tx in
+                for item in 0..<64 {
+                    try tx.put([UInt8](repeating: 7, count: 4_000), forKey: Key(UInt32(batch), UInt32(item)), in: db)
+                }
+                try tx.put([UInt8](repeating: UInt8(batch + 1), count: 64), forKey: bytes("probe"), in: db)
+            }
+        }
+        writing.store(false, ordering: .relaxed)
+        for reader in readers { try reader.join() }
+        #expect(try env.info().mapSize >= 16 * initialSize)  // it grew several times
+        #expect(reads.load(ordering: .relaxed) > 0)
+        #expect(try env.read { tx in try tx.value(forKey: bytes("probe"), in: db) } == [UInt8](repeating: 60, count: 64))
+    }
 }
+

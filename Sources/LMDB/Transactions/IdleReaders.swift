@@ -15,20 +15,32 @@ import Synchronization
 /// aborted. They are aborted before the environment closes. A map resize leaves them
 /// valid: a reset transaction holds no pointer into the map.
 ///
-/// Handles are kept as addresses, so the table is plain `Sendable` data.
-final class IdleReaders: Sendable {
+/// Handles are kept as addresses in a few atomic slots (0: empty), so keeping and
+/// taking one takes no lock: a read takes the first kept handle with a compare-and-swap
+/// to 0, and gives it back into the first empty slot the same way. A handle in a slot is
+/// idle whichever thread put it there, so taking the same address twice over is never
+/// wrong.
+final class IdleReaders: @unchecked Sendable {
     let capacity: Int
-    private let addresses = Mutex<[UInt]>([])
+    /// `capacity` slots, each 0 or the address of a reset transaction.
+    private let slots: UnsafeMutablePointer<Atomic<UInt>>
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+        slots = .allocate(capacity: self.capacity)
+        for index in 0..<self.capacity { (slots + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
 
     /// A kept transaction, renewed onto the latest commit; `nil` when none is kept or the
     /// renew failed (the handle is then aborted, and the caller begins a new one, which
     /// meets and reports the same condition, such as a map another process grew).
     func renewed(calls: LMDBCalls) -> OpaquePointer? {
-        guard let address = addresses.withLock({ $0.popLast() }),
-            let handle = OpaquePointer(bitPattern: address)
-        else { return nil }
+        guard let handle = take() else { return nil }
         guard calls.txnRenew(handle) == 0 else {
             calls.txnAbort(handle)
             return nil
@@ -40,19 +52,29 @@ final class IdleReaders: Sendable {
     /// otherwise aborts it.
     func end(_ handle: OpaquePointer, calls: LMDBCalls) {
         calls.txnReset(handle)
-        let kept = addresses.withLock { addresses -> Bool in
-            guard addresses.count < capacity else { return false }
-            addresses.append(UInt(bitPattern: Int(bitPattern: handle)))
-            return true
+        let address = UInt(bitPattern: Int(bitPattern: handle))
+        for index in 0..<capacity
+        where slots[index].compareExchange(expected: 0, desired: address, ordering: .releasing).exchanged {
+            return
         }
-        if !kept { calls.txnAbort(handle) }
+        calls.txnAbort(handle)
     }
 
     /// Aborts every kept transaction; called while no transaction is open, before the
     /// environment closes.
     func abortAll(calls: LMDBCalls) {
-        for address in addresses.withLock({ addresses in defer { addresses = [] }; return addresses }) {
-            if let handle = OpaquePointer(bitPattern: address) { calls.txnAbort(handle) }
+        while let handle = take() { calls.txnAbort(handle) }
+    }
+
+    /// Takes a kept handle out of its slot, if any is kept.
+    private func take() -> OpaquePointer? {
+        for index in 0..<capacity {
+            let address = slots[index].load(ordering: .relaxed)
+            guard address != 0 else { continue }
+            if slots[index].compareExchange(expected: address, desired: 0, ordering: .acquiring).exchanged {
+                return OpaquePointer(bitPattern: address)
+            }
         }
+        return nil
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Tracks the transactions open in this process, so the map is only resized (and the
 /// environment only closed) while none is open — LMDB requires it and does not check.
@@ -13,43 +14,28 @@ import Darwin
 /// cases LMDB would deadlock on: a write begun on a thread that already writes, and a
 /// map resize requested by a thread that still holds a transaction.
 ///
-/// `@unchecked Sendable`: the only mutable state is behind `mutex`; `pthread_cond_wait`
-/// needs a `pthread_mutex_t`, which is why this is not a `Mutex`.
+/// Entering and leaving take no lock: an atomic count of the open transactions, checked
+/// against an atomic "exclusive" flag (each side writes its own word, then reads the
+/// other's, in one sequentially consistent order, so they cannot both miss each other),
+/// and what each thread holds in that thread's own storage (``ThreadTransactions``).
+/// Only a transaction that meets a pending resize or close, and the resize or close
+/// itself, take the mutex and wait on the condition.
+///
+/// `@unchecked Sendable`: the atomics are safe to share, ``closedReason`` is written
+/// under `mutex` before ``closed`` is set and read only after, and
+/// `pthread_cond_wait` needs a `pthread_mutex_t`, which is why this is not a `Mutex`.
 final class TransactionGate: @unchecked Sendable {
-    private struct ThreadState {
-        var transactions = 0
-        var writing = false
-    }
+    /// The transactions open in the process, of every thread.
+    private let active = Atomic<Int>(0)
+    /// Set while a resize or close waits for the open transactions to end, or runs.
+    private let exclusiveHeld = Atomic<Bool>(false)
+    /// Set for good by closing, or when the environment became unusable.
+    private let closed = Atomic<Bool>(false)
+    /// Why later transactions are refused once closed.
+    @exclusivity(unchecked) private var closedReason = LMDBError.Code.environmentClosed
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let changed: UnsafeMutablePointer<pthread_cond_t>
-    // Unchecked exclusivity: `mutex` serializes every access, so Swift's dynamic checks
-    // (six calls into the runtime per transaction) only cost time.
-    @exclusivity(unchecked) private var active = 0
-    @exclusivity(unchecked) private var exclusiveHeld = false
-    @exclusivity(unchecked) private var closed = false
-    /// Why later transactions are refused once closed.
-    @exclusivity(unchecked) private var closedReason = LMDBError.Code.environmentClosed
-    /// The threads that hold transactions, with what they hold. Few at a time, so a
-    /// linear scan beats hashing.
-    @exclusivity(unchecked) private var threads: [(thread: UInt, state: ThreadState)] = []
-
-    private func state(of thread: UInt) -> ThreadState? {
-        threads.first { $0.thread == thread }?.state
-    }
-
-    private func setState(_ state: ThreadState, of thread: UInt) {
-        if let index = threads.firstIndex(where: { $0.thread == thread }) {
-            if state.transactions == 0 {
-                threads.swapAt(index, threads.count - 1)
-                threads.removeLast()
-            } else {
-                threads[index].state = state
-            }
-        } else if state.transactions > 0 {
-            threads.append((thread, state))
-        }
-    }
 
     init() {
         mutex = .allocate(capacity: 1)
@@ -72,35 +58,53 @@ final class TransactionGate: @unchecked Sendable {
     /// - Throws: ``LMDBError/Code/nestedWrite`` for a second write on one thread,
     ///   ``LMDBError/Code/environmentClosed`` after ``close()``.
     func enter(writing: Bool, operation: LMDBError.Operation) throws(LMDBError) {
-        let thread = currentThreadID()
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        let mine = ThreadTransactions.current
+        var held = mine.held(in: self)
+        if writing && held.writing { throw LMDBError(.nestedWrite, operation: operation) }
+        active.wrappingAdd(1, ordering: .sequentiallyConsistent)
         // A thread that already holds a transaction is let in even while a resize is
         // pending: the resize cannot proceed before that thread finishes anyway.
-        while exclusiveHeld && state(of: thread) == nil && !closed {
-            pthread_cond_wait(changed, mutex)
+        if exclusiveHeld.load(ordering: .sequentiallyConsistent) && held.transactions == 0 || closed.load(ordering: .acquiring) {
+            leaveCount()
+            try waitToEnter(operation: operation, holding: held.transactions > 0)
         }
-        if closed { throw LMDBError(closedReason, operation: operation) }
-        var held = state(of: thread) ?? ThreadState()
-        if writing && held.writing { throw LMDBError(.nestedWrite, operation: operation) }
         held.transactions += 1
         held.writing = held.writing || writing
-        setState(held, of: thread)
-        active += 1
+        mine.set(held, in: self)
+    }
+
+    /// Waits (under the mutex) until no resize or close is pending, then counts the
+    /// transaction in; throws when the gate closed meanwhile.
+    private func waitToEnter(operation: LMDBError.Operation, holding: Bool) throws(LMDBError) {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while exclusiveHeld.load(ordering: .sequentiallyConsistent) && !holding && !closed.load(ordering: .acquiring) {
+            pthread_cond_wait(changed, mutex)
+        }
+        if closed.load(ordering: .acquiring) { throw LMDBError(closedReason, operation: operation) }
+        active.wrappingAdd(1, ordering: .sequentiallyConsistent)
     }
 
     /// Unregisters a transaction of the calling thread that has ended.
     func leave(writing: Bool) {
-        let thread = currentThreadID()
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        if var held = state(of: thread) {
+        let mine = ThreadTransactions.current
+        var held = mine.held(in: self)
+        if held.transactions > 0 {
             held.transactions -= 1
             if writing { held.writing = false }
-            setState(held, of: thread)
+            mine.set(held, in: self)
         }
-        active -= 1
-        if active == 0 { pthread_cond_broadcast(changed) }
+        leaveCount()
+    }
+
+    /// Counts one transaction out, waking a resize or close that waits for the last.
+    private func leaveCount() {
+        let remaining = active.wrappingSubtract(1, ordering: .sequentiallyConsistent).newValue
+        if remaining == 0 && exclusiveHeld.load(ordering: .sequentiallyConsistent) {
+            pthread_mutex_lock(mutex)
+            pthread_cond_broadcast(changed)
+            pthread_mutex_unlock(mutex)
+        }
     }
 
     /// Runs `body` while no transaction is open in the process.
@@ -112,25 +116,22 @@ final class TransactionGate: @unchecked Sendable {
     func exclusively<R>(
         operation: LMDBError.Operation, closing: Bool = false, _ body: () throws(LMDBError) -> R
     ) throws(LMDBError) -> R {
-        let thread = currentThreadID()
+        if callingThreadHoldsTransaction { throw LMDBError(.growthBlocked, operation: operation) }
         pthread_mutex_lock(mutex)
-        if state(of: thread) != nil {
+        while exclusiveHeld.load(ordering: .sequentiallyConsistent) { pthread_cond_wait(changed, mutex) }
+        if closed.load(ordering: .acquiring) && !closing {
+            let reason = closedReason
             pthread_mutex_unlock(mutex)
-            throw LMDBError(.growthBlocked, operation: operation)
+            throw LMDBError(reason, operation: operation)
         }
-        while exclusiveHeld { pthread_cond_wait(changed, mutex) }
-        if closed && !closing {
-            pthread_mutex_unlock(mutex)
-            throw LMDBError(closedReason, operation: operation)
-        }
-        exclusiveHeld = true
-        while active > 0 { pthread_cond_wait(changed, mutex) }
+        exclusiveHeld.store(true, ordering: .sequentiallyConsistent)
+        while active.load(ordering: .sequentiallyConsistent) > 0 { pthread_cond_wait(changed, mutex) }
         pthread_mutex_unlock(mutex)
 
         defer {
             pthread_mutex_lock(mutex)
-            exclusiveHeld = false
-            if closing { closed = true }
+            if closing { closed.store(true, ordering: .releasing) }
+            exclusiveHeld.store(false, ordering: .sequentiallyConsistent)
             pthread_cond_broadcast(changed)
             pthread_mutex_unlock(mutex)
         }
@@ -141,32 +142,87 @@ final class TransactionGate: @unchecked Sendable {
     /// inside ``exclusively(operation:closing:_:)``.
     func markFailed() {
         pthread_mutex_lock(mutex)
-        closed = true
         closedReason = .environmentFailed
+        closed.store(true, ordering: .releasing)
         pthread_mutex_unlock(mutex)
     }
 
     /// Whether the calling thread is inside a transaction body.
     var callingThreadHoldsTransaction: Bool {
-        let thread = currentThreadID()
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return state(of: thread) != nil
+        ThreadTransactions.current.held(in: self).transactions > 0
     }
 
     /// Whether ``exclusively(operation:closing:_:)`` has closed the gate for good.
     var isClosed: Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return closed
+        closed.load(ordering: .acquiring)
     }
 }
 
-/// An identifier of the calling thread, unique among live threads.
-private func currentThreadID() -> UInt {
-    #if canImport(Darwin)
-    return UInt(bitPattern: pthread_self())
-    #else
-    return UInt(pthread_self())
-    #endif
+/// What the calling thread holds in each environment's gate: its open transactions and
+/// whether one writes. Thread-local, so a transaction's bookkeeping touches nothing
+/// another thread uses. A thread almost always holds transactions in one environment at
+/// a time, so that one is kept in plain fields and any others in a list.
+final class ThreadTransactions {
+    struct Held {
+        var transactions = 0
+        var writing = false
+    }
+
+    // Unchecked exclusivity: only its own thread touches these, so the dynamic checks
+    // (a thread-local lookup each in the runtime) would only cost time.
+    @exclusivity(unchecked) private var firstGate: ObjectIdentifier?
+    @exclusivity(unchecked) private var firstHeld = Held()
+    @exclusivity(unchecked) private var others: [(gate: ObjectIdentifier, held: Held)] = []
+
+    /// The calling thread's record, made on the thread's first transaction.
+    static var current: ThreadTransactions {
+        if let stored = pthread_getspecific(key) {
+            return Unmanaged<ThreadTransactions>.fromOpaque(stored).takeUnretainedValue()
+        }
+        let made = ThreadTransactions()
+        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
+        return made
+    }
+
+    /// The process-wide key of the records; a thread's record is released when it exits.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key) { stored in
+            #if canImport(Darwin)
+            Unmanaged<ThreadTransactions>.fromOpaque(stored).release()
+            #else
+            if let stored { Unmanaged<ThreadTransactions>.fromOpaque(stored).release() }
+            #endif
+        }
+        precondition(created == 0, "pthread_key_create failed (\(created)): the process ran out of thread-local keys")
+        return key
+    }()
+
+    /// What this thread holds in `gate`.
+    func held(in gate: TransactionGate) -> Held {
+        let id = ObjectIdentifier(gate)
+        if firstGate == id { return firstHeld }
+        if others.isEmpty { return Held() }
+        return others.first { $0.gate == id }?.held ?? Held()
+    }
+
+    /// Records what this thread holds in `gate`; holding nothing forgets the gate.
+    func set(_ held: Held, in gate: TransactionGate) {
+        let id = ObjectIdentifier(gate)
+        if firstGate == id || (firstGate == nil && held.transactions > 0) {
+            firstGate = held.transactions > 0 ? id : nil
+            firstHeld = held
+            return
+        }
+        if let index = others.firstIndex(where: { $0.gate == id }) {
+            if held.transactions == 0 {
+                others.swapAt(index, others.count - 1)
+                others.removeLast()
+            } else {
+                others[index].held = held
+            }
+        } else if held.transactions > 0 {
+            others.append((id, held))
+        }
+    }
 }

@@ -129,7 +129,7 @@ extension Store {
     /// - Throws: ``StoreError/nestedTransaction(_:)``, or what `body` throws.
     func withStateLock<R>(_ call: String, _ body: (StoreState) throws -> R) throws -> R {
         let thread = currentThreadID()
-        guard lockHolder.load(ordering: .relaxed) != thread, !isReading(on: thread) else {
+        guard lockHolder.load(ordering: .relaxed) != thread, !isReadingOnThisThread() else {
             throw StoreError.nestedTransaction(call)
         }
         var result: R?  // outside, as in `commitTransaction`
@@ -144,42 +144,14 @@ extension Store {
         return result!
     }
 
-    /// Runs `body` as a read body of this store on the calling thread, on `snapshot`:
-    /// read bodies take no lock, so this list is how a call of the store from inside one
-    /// is told apart, and how ``version`` and ``storeID`` find the snapshot the body reads.
-    ///
-    /// A list, not a dictionary by thread: a read registers and leaves on every
-    /// ``read(_:)``, and there are only ever as many entries as threads reading at once.
-    ///
-    /// - Throws: ``StoreError/nestedTransaction(_:)`` (naming `call`) inside a read body
-    ///   of this store on this thread, or what `body` throws.
-    func registeringRead<R>(
-        of snapshot: StoreSnapshot, on thread: UInt, _ call: String, _ body: () throws -> R
-    ) throws -> R {
-        let entered = activeReads.withLock { reads in
-            guard !reads.contains(where: { $0.thread == thread }) else { return false }
-            reads.append(ActiveRead(thread: thread, snapshot: snapshot))
-            return true
-        }
-        guard entered else { throw StoreError.nestedTransaction(call) }
-        defer {
-            activeReads.withLock { reads in
-                if let index = reads.firstIndex(where: { $0.thread == thread }) { reads.swapAt(index, reads.count - 1) }
-                reads.removeLast()
-            }
-        }
-        return try body()
-    }
-
-    /// Whether `thread` runs a read body of this store.
-    private func isReading(on thread: UInt) -> Bool {
-        activeReads.withLock { $0.contains { $0.thread == thread } }
+    /// Whether the calling thread runs a read body of this store.
+    private func isReadingOnThisThread() -> Bool {
+        ThreadReads.current.snapshot(of: self) != nil
     }
 
     /// The snapshot of the read body the calling thread runs, if it runs one.
     var snapshotReadByThisThread: StoreSnapshot? {
-        let thread = currentThreadID()
-        return activeReads.withLock { $0.first { $0.thread == thread }?.snapshot }
+        ThreadReads.current.snapshot(of: self)
     }
 
     /// The state, when the calling thread holds the store's lock (it runs a transaction
@@ -232,14 +204,4 @@ func currentThreadID() -> UInt {
     #else
     return UInt(pthread_self())
     #endif
-}
-
-/// A read body in progress: the thread that runs it and the snapshot it reads.
-///
-/// `@unchecked Sendable`: the entry sits in the store's shared `activeReads`, but its
-/// snapshot is used only by the thread whose ID is stored with it — the thread that runs
-/// the body and owns the snapshot; other threads only compare thread IDs.
-struct ActiveRead: @unchecked Sendable {
-    let thread: UInt
-    let snapshot: StoreSnapshot
 }

@@ -49,8 +49,6 @@ public final class Store: Sendable {
     let state: Mutex<StoreState>
     /// Set by ``close()``; read transactions check it without taking the lock.
     let isClosed = Atomic<Bool>(false)
-    /// The read bodies of this store running now (see ``registeringRead(of:on:_:_:)``).
-    let activeReads = Mutex<[ActiveRead]>([])
     /// The thread that holds `state`'s lock, 0 when none (see ``withStateLock(_:_:)``).
     let lockHolder = Atomic<UInt>(0)
     /// The object `state` guards, for ``stateHeldByThisThread`` only: touched only by
@@ -205,20 +203,24 @@ public final class Store: Sendable {
     /// - Throws: ``StoreError/closed``, ``StoreError/nestedTransaction(_:)``, what `body`
     ///   throws, or the first error a read of the snapshot noted (a damaged entry).
     func withSnapshot<R>(_ call: String, _ body: (StoreSnapshot) throws -> R) throws -> R {
-        let thread = currentThreadID()
-        guard lockHolder.load(ordering: .relaxed) != thread else { throw StoreError.nestedTransaction(call) }
+        guard lockHolder.load(ordering: .relaxed) != currentThreadID() else { throw StoreError.nestedTransaction(call) }
         guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
+        // Read bodies take no lock of the store: the thread's own list of the reads it
+        // runs is how a call from inside one is told apart, and how ``version`` and
+        // ``storeID`` find the snapshot the body reads.
+        let reads = ThreadReads.current
+        guard reads.snapshot(of: self) == nil else { throw StoreError.nestedTransaction(call) }
         let snapshot: StoreSnapshot
         do {
-            snapshot = try StoreSnapshot(store: self, layout: layout, replica: replica, declarations: lockedState.declarations)
+            snapshot = try StoreSnapshot(store: self)
         } catch let error as LMDBError where error.code == .environmentClosed {
             throw StoreError.closed
         }
-        return try registeringRead(of: snapshot, on: thread, call) {
-            let result = try body(snapshot)
-            if let failure = snapshot.failure { throw failure }
-            return result
-        }
+        reads.enter(self, snapshot: snapshot)
+        defer { reads.leave(self) }
+        let result = try body(snapshot)
+        if let failure = snapshot.failure { throw failure }
+        return result
     }
 
     /// Changes the store in one transaction: all of it or nothing.

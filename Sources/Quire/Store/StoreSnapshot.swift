@@ -16,9 +16,9 @@ import QuireCore
 /// transaction with it) on that thread when `read` returns. What it read is kept for
 /// the rest of the body; nothing outlives it.
 final class StoreSnapshot: StoreView {
-    let layout: StoreLayout
-    let replica: ReplicaID
-    let declarations: TextDeclarations
+    var layout: StoreLayout { store.layout }
+    var replica: ReplicaID { store.replica }
+    var declarations: TextDeclarations { store.lockedState.declarations }
     /// The LMDB transaction whose commit the snapshot sees.
     let transactionID: Int
     /// The first error a read that cannot throw met; ``Store/read(_:)`` throws it.
@@ -40,13 +40,11 @@ final class StoreSnapshot: StoreView {
         var absentTexts: Set<TextID> = []
     }
 
-    init(store: Store, layout: StoreLayout, replica: ReplicaID, declarations: TextDeclarations) throws {
+    /// A snapshot of `store`'s latest commit: a read transaction begun now.
+    init(store: Store) throws {
         transaction = try store.environment.beginRead()
         transactionID = transaction.transactionID
         self.store = store
-        self.layout = layout
-        self.replica = replica
-        self.declarations = declarations
     }
 
     /// Keeps the first error met by a read that cannot throw.

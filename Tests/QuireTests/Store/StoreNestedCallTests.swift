@@ -96,4 +96,27 @@ struct StoreNestedCallTests {
         #expect(merged.applied.count == 1)
         #expect(try b.read { tx in tx.children(of: nil).count } == 1)
     }
+
+    @Test("reads of two stores nest on one thread: each knows its own snapshot, and leaving clears it")
+    func nestedReadsOfTwoStores() throws {
+        let replicas = try Replicas(2)
+        defer { replicas.close() }
+        let (a, b) = (replicas[0], replicas[1])
+        try a.write { tx in _ = try tx.insert(Folder(name: "Drafts")) }
+        let versionA = a.version
+        try a.read { outer in
+            #expect(a.version == outer.version)
+            try b.read { inner in
+                #expect(b.version == inner.version)
+                #expect(a.version == versionA, "A's read is still registered inside B's")
+                #expect(throws: StoreError.self) { try a.read { _ in 0 } }
+                #expect(throws: StoreError.self) { try b.read { _ in 0 } }
+            }
+            #expect(throws: StoreError.self) { try a.read { _ in 0 } }
+            #expect(try b.read { tx in tx.children(of: nil).count } == 0, "B's read ended with its body")
+        }
+        try a.write { tx in _ = try tx.insert(Folder(name: "Later")) }  // A's read ended too
+        #expect(try a.read { tx in tx.children(of: nil).count } == 2)
+    }
 }
+
