@@ -29,4 +29,26 @@ struct OwnedReadTransactionTests {
         try test.environment.close()
         #expect(lmdbError { _ = try test.environment.beginRead() }?.code == .environmentClosed)
     }
+
+    @Test("owned reads of two environments ended out of order leave neither marked as held by the thread")
+    func twoEnvironmentsOutOfOrder() throws {
+        let first = try TestEnvironment()
+        let second = try TestEnvironment()
+        let (envA, envB) = (first.environment, second.environment)
+        let db = try envB.openDatabase(named: "d")
+        do {
+            let a = try envA.beginRead()
+            let b = try envB.beginRead()
+            _ = consume a  // the first one ends first
+            try envB.read { _ in }  // B's holding changes while A's is gone
+            try envB.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }  // and B writes
+            _ = consume b
+        }
+        // The thread holds nothing now: closing (which refuses inside a transaction) works
+        // for both, and a write of B is not taken for a nested one.
+        try envB.write { tx in try tx.put(bytes("w"), forKey: bytes("k"), in: db) }
+        try envA.close()
+        try envB.close()
+    }
 }
+

@@ -206,15 +206,16 @@ final class ThreadTransactions {
         return others.first { $0.gate == id }?.held ?? Held()
     }
 
-    /// Records what this thread holds in `gate`; holding nothing forgets the gate.
+    /// Records what this thread holds in `gate`; holding nothing forgets the gate. A gate
+    /// is in one place only: an entry in the list stays there until it holds nothing,
+    /// even when the plain fields are free (transactions of two environments may end in
+    /// any order).
     func set(_ held: Held, in gate: TransactionGate) {
         let id = ObjectIdentifier(gate)
-        if firstGate == id || (firstGate == nil && held.transactions > 0) {
+        if firstGate == id {
             firstGate = held.transactions > 0 ? id : nil
             firstHeld = held
-            return
-        }
-        if let index = others.firstIndex(where: { $0.gate == id }) {
+        } else if let index = others.firstIndex(where: { $0.gate == id }) {
             if held.transactions == 0 {
                 others.swapAt(index, others.count - 1)
                 others.removeLast()
@@ -222,7 +223,12 @@ final class ThreadTransactions {
                 others[index].held = held
             }
         } else if held.transactions > 0 {
-            others.append((id, held))
+            if firstGate == nil {
+                firstGate = id
+                firstHeld = held
+            } else {
+                others.append((id, held))
+            }
         }
     }
 }
