@@ -1,4 +1,5 @@
 import LMDB
+import QuireTestSupport
 import Testing
 
 /// ``Environment/beginRead()``: a read transaction its caller owns, for a snapshot that
@@ -49,6 +50,24 @@ struct OwnedReadTransactionTests {
         try envB.write { tx in try tx.put(bytes("w"), forKey: bytes("k"), in: db) }
         try envA.close()
         try envB.close()
+    }
+
+    @Test("an owned read keeps its environment open after every other reference is gone, and closing follows its end")
+    func keepsEnvironmentAlive() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("env")
+        var environment: Environment? = try Environment(path: path)
+        let db = try environment!.openDatabase(named: "d")
+        try environment!.write { tx in try tx.put(bytes("kept"), forKey: bytes("k"), in: db) }
+        let snapshot = try environment!.beginRead()
+        environment = nil  // the read's reference is the last
+        #expect(text(try snapshot.value(forKey: bytes("k"), in: db)) == "kept", "LMDB is still open under the read")
+        _ = consume snapshot  // now the environment goes, and closes
+        let reopened = try Environment(path: path)  // a live one would refuse: .alreadyOpen
+        let again = try reopened.openDatabase(named: "d")
+        #expect(text(try reopened.read { tx in try tx.value(forKey: bytes("k"), in: again) }) == "kept")
+        try reopened.close()
     }
 }
 

@@ -52,8 +52,8 @@ public final class Environment: Sendable {
     let identity = EnvironmentIdentity.unique()
     private let file: EnvironmentRegistry.FileIdentity?
     private let handle: EnvironmentHandle
-    private let gate = TransactionGate()
-    private let idleReaders: IdleReaders
+    let gate = TransactionGate()
+    let idleReaders: IdleReaders
     private let currentMapSize: Atomic<Int>
     private let closed = Atomic<Bool>(false)
     /// Handles opened so far, by name. Held only for dictionary access.
@@ -109,7 +109,8 @@ public final class Environment: Sendable {
     }
 
     deinit {
-        // No transaction can be open: each runs inside a method of `self`.
+        // No transaction can be open: each runs inside a method of `self`, and an owned
+        // read (``beginRead()``) keeps `self` alive until it ends.
         closeHandle()
     }
 
@@ -196,7 +197,7 @@ public final class Environment: Sendable {
     public func beginRead() throws -> ReadTransaction {
         while true {
             guard let txn = try beginTransaction(readOnly: true) else { continue }
-            return ReadTransaction(handle: txn, calls: calls, environment: identity, gate: gate, idleReaders: idleReaders)
+            return ReadTransaction(handle: txn, environment: self)
         }
     }
 

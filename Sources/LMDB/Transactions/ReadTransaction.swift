@@ -7,24 +7,21 @@
 public struct ReadTransaction: ~Copyable, ReadableTransaction {
     /// The underlying transaction; an implementation detail of the layer.
     public let _core: TransactionCore
-    /// The gate the transaction entered; it leaves it when it ends.
-    private let gate: TransactionGate
-    /// Where the handle goes when the transaction ends, to be renewed by a later read.
-    private let idleReaders: IdleReaders
+    /// The environment it reads, kept alive while the transaction is: an environment let
+    /// go while an owned read is open would otherwise close LMDB under it. Its gate is
+    /// left, and its idle readers get the handle, when the transaction ends.
+    private let environment: Environment
 
-    init(
-        handle: OpaquePointer, calls: LMDBCalls, environment: EnvironmentIdentity, gate: TransactionGate,
-        idleReaders: IdleReaders
-    ) {
-        _core = TransactionCore(handle: handle, calls: calls, writeState: nil, environment: environment)
-        self.gate = gate
-        self.idleReaders = idleReaders
+    init(handle: OpaquePointer, environment: Environment) {
+        _core = TransactionCore(
+            handle: handle, calls: environment.calls, writeState: nil, environment: environment.identity)
+        self.environment = environment
     }
 
     deinit {
         // Ended (reset or aborted) before the gate hears of it: once the gate counts no
         // transaction, none is running, which closing and map growth rely on.
-        idleReaders.end(_core.handle, calls: _core.calls)
-        gate.leave(writing: false)
+        environment.idleReaders.end(_core.handle, calls: _core.calls)
+        environment.gate.leave(writing: false)
     }
 }
