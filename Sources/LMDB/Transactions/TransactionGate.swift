@@ -175,28 +175,9 @@ final class ThreadTransactions {
     @exclusivity(unchecked) private var others: [(gate: ObjectIdentifier, held: Held)] = []
 
     /// The calling thread's record, made on the thread's first transaction.
-    static var current: ThreadTransactions {
-        if let stored = pthread_getspecific(key) {
-            return Unmanaged<ThreadTransactions>.fromOpaque(stored).takeUnretainedValue()
-        }
-        let made = ThreadTransactions()
-        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
-        return made
-    }
+    static var current: ThreadTransactions { records.value(orMake: ThreadTransactions.init) }
 
-    /// The process-wide key of the records; a thread's record is released when it exits.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { stored in
-            #if canImport(Darwin)
-            Unmanaged<ThreadTransactions>.fromOpaque(stored).release()
-            #else
-            if let stored { Unmanaged<ThreadTransactions>.fromOpaque(stored).release() }
-            #endif
-        }
-        precondition(created == 0, "pthread_key_create failed (\(created)): the process ran out of thread-local keys")
-        return key
-    }()
+    private static let records = ThreadLocal<ThreadTransactions>()
 
     /// What this thread holds in `gate`.
     func held(in gate: TransactionGate) -> Held {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import LMDB
 
 /// The read bodies the calling thread is running, one per store at most: how a store
 /// tells a call from inside one of its read bodies (``StoreError/nestedTransaction(_:)``)
@@ -21,26 +17,9 @@ final class ThreadReads {
     @exclusivity(unchecked) private var others: [(store: ObjectIdentifier, snapshot: StoreSnapshot)] = []
 
     /// The calling thread's list, made on the thread's first read.
-    static var current: ThreadReads {
-        if let stored = pthread_getspecific(key) { return Unmanaged<ThreadReads>.fromOpaque(stored).takeUnretainedValue() }
-        let made = ThreadReads()
-        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
-        return made
-    }
+    static var current: ThreadReads { lists.value(orMake: ThreadReads.init) }
 
-    /// The process-wide key of the lists; a thread's list is released when it exits.
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { stored in
-            #if canImport(Darwin)
-            Unmanaged<ThreadReads>.fromOpaque(stored).release()
-            #else
-            if let stored { Unmanaged<ThreadReads>.fromOpaque(stored).release() }
-            #endif
-        }
-        precondition(created == 0, "pthread_key_create failed (\(created)): the process ran out of thread-local keys")
-        return key
-    }()
+    private static let lists = ThreadLocal<ThreadReads>()
 
     /// The snapshot of `store`'s read body on this thread, if it runs one.
     func snapshot(of store: Store) -> StoreSnapshot? {
