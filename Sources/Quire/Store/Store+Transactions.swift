@@ -146,12 +146,12 @@ extension Store {
 
     /// Whether the calling thread runs a read body of this store.
     private func isReadingOnThisThread() -> Bool {
-        ThreadReads.current.snapshot(of: self) != nil
+        ThreadReads.current.openSnapshot(of: self) != nil
     }
 
     /// The snapshot of the read body the calling thread runs, if it runs one.
     var snapshotReadByThisThread: StoreSnapshot? {
-        ThreadReads.current.snapshot(of: self)
+        ThreadReads.current.openSnapshot(of: self)
     }
 
     /// The state, when the calling thread holds the store's lock (it runs a transaction

@@ -49,6 +49,10 @@ public final class Store: Sendable {
     let state: Mutex<StoreState>
     /// Set by ``close()``; read transactions check it without taking the lock.
     let isClosed = Atomic<Bool>(false)
+    /// This store among all stores this process opened: never reused, unlike its address
+    /// (how ``ThreadReads`` tells a store from a freed one's successor).
+    let serial = Store.serials.add(1, ordering: .relaxed).newValue
+    private static let serials = Atomic<UInt64>(0)
     /// The thread that holds `state`'s lock, 0 when none (see ``withStateLock(_:_:)``).
     let lockHolder = Atomic<UInt>(0)
     /// The object `state` guards, for ``stateHeldByThisThread`` only: touched only by
@@ -208,19 +212,15 @@ public final class Store: Sendable {
         // Read bodies take no lock of the store: the thread's own list of the reads it
         // runs is how a call from inside one is told apart, and how ``version`` and
         // ``storeID`` find the snapshot the body reads.
-        let reads = ThreadReads.current
-        guard reads.snapshot(of: self) == nil else { throw StoreError.nestedTransaction(call) }
-        let snapshot: StoreSnapshot
+        let snapshot = ThreadReads.current.snapshot(of: self)
+        guard !snapshot.isOpen else { throw StoreError.nestedTransaction(call) }
         do {
-            snapshot = try StoreSnapshot(store: self)
+            return try environment.read { transaction in
+                try snapshot.reading(transaction) { try body(snapshot) }
+            }
         } catch let error as LMDBError where error.code == .environmentClosed {
             throw StoreError.closed
         }
-        reads.enter(self, snapshot: snapshot)
-        defer { reads.leave(self) }
-        let result = try body(snapshot)
-        if let failure = snapshot.failure { throw failure }
-        return result
     }
 
     /// Changes the store in one transaction: all of it or nothing.

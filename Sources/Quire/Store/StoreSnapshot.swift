@@ -12,24 +12,39 @@ import QuireCore
 /// reflects exactly this commit and is not being written, from the text it holds in
 /// memory.
 ///
-/// Used by one thread, inside ``Store/read(_:)``, which owns it; it ends (and the LMDB
-/// transaction with it) on that thread when `read` returns. What it read is kept for
-/// the rest of the body; nothing outlives it.
+/// Each thread keeps one per store it reads (``ThreadReads``), reused from read to read:
+/// ``Store/read(_:)`` opens it on a new read transaction (``reading(_:_:)``) and closes it
+/// when the body returns, so a point read allocates no snapshot. What it read is kept for
+/// the rest of the body and dropped when the body returns; nothing outlives it.
 final class StoreSnapshot: StoreView {
     var layout: StoreLayout { store.layout }
     var replica: ReplicaID { store.replica }
     var declarations: TextDeclarations { store.lockedState.declarations }
     /// The LMDB transaction whose commit the snapshot sees.
-    let transactionID: Int
+    private(set) var transactionID = 0
     /// The first error a read that cannot throw met; ``Store/read(_:)`` throws it.
     private(set) var failure: (any Error)?
+    /// Whether a read body of this thread reads the snapshot now.
+    var isOpen: Bool { openTransaction != nil }
 
-    private let transaction: ReadTransaction
-    /// The store, whose writer state may lend a text it holds (see ``withText(_:_:)``).
-    private let store: Store
+    /// The transaction a read lent the snapshot, while it is open.
+    private var openTransaction: UnsafePointer<ReadTransaction>?
+    private var transaction: ReadTransaction {
+        unsafeAddress { openTransaction.unsafelyUnwrapped }
+    }
+    /// The store. Unowned, and never read while the snapshot is closed: the snapshot
+    /// lives in its thread's cache, possibly longer than the store, but it is open only
+    /// inside a read of the store, whose caller holds the store.
+    private unowned(unsafe) let store: Store
     /// What the snapshot read and keeps for the rest of the body; made on first use, so a
     /// point read neither builds nor frees its tables.
-    private lazy var cache = Cache()
+    private var cacheIfMade: Cache?
+    private var cache: Cache {
+        if let cacheIfMade { return cacheIfMade }
+        let made = Cache()
+        cacheIfMade = made
+        return made
+    }
 
     private final class Cache {
         var meta: StoreMeta?
@@ -40,11 +55,29 @@ final class StoreSnapshot: StoreView {
         var absentTexts: Set<TextID> = []
     }
 
-    /// A snapshot of `store`'s latest commit: a read transaction begun now.
-    init(store: Store) throws {
-        transaction = try store.environment.beginRead()
-        transactionID = transaction.transactionID
+    /// A closed snapshot of `store`, for the calling thread's reads of it.
+    init(store: Store) {
         self.store = store
+    }
+
+    /// Runs `body` with the snapshot open on `transaction`, then closes it: forgets the
+    /// transaction, what it read and the error it noted.
+    ///
+    /// - Throws: What `body` throws, or else the first error a read of the snapshot noted
+    ///   (a damaged entry).
+    func reading<R>(_ transaction: borrowing ReadTransaction, _ body: () throws -> R) throws -> R {
+        try withUnsafePointer(to: transaction) { pointer in
+            openTransaction = pointer
+            transactionID = pointer.pointee.transactionID
+            defer {
+                openTransaction = nil
+                failure = nil
+                cacheIfMade = nil
+            }
+            let result = try body()
+            if let failure { throw failure }
+            return result
+        }
     }
 
     /// Keeps the first error met by a read that cannot throw.
