@@ -65,8 +65,8 @@ extension StoreReading where Self: ~Copyable {
         // this generic code a local `T?` (or `withUnsafeTemporaryAllocation`, whose
         // closure would return one) costs two metadata lookups per read, a slot one
         // small allocation.
-        let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
-        defer { slot.deallocate() }
+        let slot = RecordSlot<T>.allocate()
+        defer { RecordSlot.deallocate(slot) }
         let found = try _view.withRecordValues(id, ofType: T.typeName) { values throws(StoreError) in
             slot.initialize(to: try RecordFields.decode(T.self, from: values, id: id))
         }
