@@ -27,12 +27,14 @@ import QuireCore
 /// every count and length against the bytes left and against the limits below before
 /// allocating, and throws ``StoreError/invalidChange(_:)`` naming the problem.
 extension Change {
+    // Computed, not stored: a stored static is reached through a lazy-initialization
+    // check on every use, and a point read checks a record against these.
     /// The longest type or field name.
-    static let maximumNameLength = 255
+    static var maximumNameLength: Int { 255 }
     /// The largest field value.
-    static let maximumValueLength = 16 << 20
+    static var maximumValueLength: Int { 16 << 20 }
     /// The most operations, dependencies or replicas in one change.
-    static let maximumCount = 1 << 24
+    static var maximumCount: Int { 1 << 24 }
     /// Times stay below this (the year 36812), so no sum of a run's steps overflows.
     static let maximumTime: UInt64 = 1 << 40
 

@@ -117,6 +117,7 @@ struct TextRun {
 }
 
 /// UTF-8 helpers over content buffers.
+@usableFromInline
 enum UTF8Scan {
     @inline(__always)
     static func sequenceLength(leading byte: UInt8) -> Int {
@@ -135,6 +136,7 @@ enum UTF8Scan {
     }
 
     /// Whether every byte is ASCII; eight bytes at a time.
+    @usableFromInline
     static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         isASCII(UnsafeRawBufferPointer(bytes))
     }
