@@ -27,7 +27,9 @@ struct FieldValues {
     }
 
     /// No fields: what a decoder holds once the values it was lent are gone.
-    static var none: FieldValues { FieldValues([:]) }
+    static var none: FieldValues {
+        FieldValues(storage: .stored(bytes: UnsafeBufferPointer(start: nil, count: 0), fields: UnsafeBufferPointer(start: nil, count: 0)))
+    }
 
     /// Lends `body` the type name's UTF-8 and the field values of an encoded record
     /// (``RecordState/encoded()``), read in place and checked as
@@ -55,11 +57,20 @@ struct FieldValues {
             guard let value = values[name] else { return try body(nil) }
             return try value.withUnsafeBufferPointer { try body($0) }
         case .stored(let bytes, let fields):
-            let found = withUTF8(of: name) { wanted in
-                fields.first { equal(UnsafeBufferPointer(rebasing: bytes[$0.name]), wanted) }
-            }
-            return try body(found.map { UnsafeBufferPointer(rebasing: bytes[$0.value]) })
+            return try body(withUTF8(of: name) { storedValue(named: $0, bytes: bytes, fields: fields) })
         }
+    }
+
+    /// The value of the stored field whose name is `name`'s UTF-8, in place.
+    private func storedValue(
+        named name: UnsafeBufferPointer<UInt8>, bytes: UnsafeBufferPointer<UInt8>,
+        fields: UnsafeBufferPointer<RecordState.EncodedFieldPlace>
+    ) -> UnsafeBufferPointer<UInt8>? {
+        guard let base = bytes.baseAddress else { return nil }
+        for field in fields where equal(UnsafeBufferPointer(start: base + field.name.lowerBound, count: field.name.count), name) {
+            return UnsafeBufferPointer(start: base + field.value.lowerBound, count: field.value.count)
+        }
+        return nil
     }
 
     /// Whether the record has the field `name`.

@@ -41,9 +41,12 @@ struct FieldsDecoder: Decoder {
             return GaveUp()
         }
 
-        /// `body`'s value, noting a give-up it throws.
-        func run<T>(_ body: () throws -> T) throws -> T {
-            do { return try body() } catch let error as GaveUp {
+        /// `read`'s value of `bytes`; a missing value, or any error of `read`, is a give-up
+        /// (the `JSONDecoder` path then gives the value or the error it would give).
+        @inline(__always)
+        func read<T>(_ bytes: UnsafeBufferPointer<UInt8>?, _ read: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+            guard let bytes else { throw giveUp() }
+            do { return try read(bytes) } catch {
                 gaveUp = true
                 throw error
             }
@@ -93,12 +96,7 @@ struct FieldsDecoder: Decoder {
 
         /// `read`'s value of the field `key`; a missing field gives up.
         private func value<T>(_ key: Key, _ read: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
-            try attempt.run {
-                try attempt.fields.withValue(named: key.stringValue) { bytes in
-                    guard let bytes else { throw FieldsDecoder.GaveUp() }
-                    return try read(bytes)
-                }
-            }
+            try attempt.fields.withValue(named: key.stringValue) { bytes in try attempt.read(bytes, read) }
         }
 
         func decodeNil(forKey key: Key) throws -> Bool { try value(key) { FieldValue.isNull($0) } }
@@ -247,10 +245,7 @@ private enum FieldValue {
 
         /// `read`'s value of the one value; one read after the decode ended gives up.
         private func value<T>(_ read: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
-            try attempt.run {
-                guard attempt.single.baseAddress != nil else { throw FieldsDecoder.GaveUp() }
-                return try read(attempt.single)
-            }
+            try attempt.read(attempt.single.baseAddress == nil ? nil : attempt.single, read)
         }
 
         func decodeNil() -> Bool { attempt.single.baseAddress != nil && FieldValue.isNull(attempt.single) }
