@@ -179,24 +179,46 @@ final class ThreadTransactions {
 
     private static let records = ThreadLocal<ThreadTransactions>()
 
+    // `held` and `set` run on every transaction's begin and end: the usual case (the
+    // gate in the plain fields, or no gate anywhere) inline, the list out of line.
+
     /// What this thread holds in `gate`.
+    @inline(__always)
     func held(in gate: TransactionGate) -> Held {
         let id = ObjectIdentifier(gate)
         if firstGate == id { return firstHeld }
         if others.isEmpty { return Held() }
-        return others.first { $0.gate == id }?.held ?? Held()
+        return heldInList(id)
+    }
+
+    @inline(never)
+    private func heldInList(_ id: ObjectIdentifier) -> Held {
+        others.first { $0.gate == id }?.held ?? Held()
     }
 
     /// Records what this thread holds in `gate`; holding nothing forgets the gate. A gate
     /// is in one place only: an entry in the list stays there until it holds nothing,
     /// even when the plain fields are free (transactions of two environments may end in
     /// any order).
+    @inline(__always)
     func set(_ held: Held, in gate: TransactionGate) {
         let id = ObjectIdentifier(gate)
         if firstGate == id {
             firstGate = held.transactions > 0 ? id : nil
             firstHeld = held
-        } else if let index = others.firstIndex(where: { $0.gate == id }) {
+        } else if firstGate == nil && others.isEmpty {
+            if held.transactions > 0 {
+                firstGate = id
+                firstHeld = held
+            }
+        } else {
+            setInList(held, id)
+        }
+    }
+
+    @inline(never)
+    private func setInList(_ held: Held, _ id: ObjectIdentifier) {
+        if let index = others.firstIndex(where: { $0.gate == id }) {
             if held.transactions == 0 {
                 others.swapAt(index, others.count - 1)
                 others.removeLast()
