@@ -11,9 +11,9 @@ import CLMDB
 public struct Database: Sendable, Hashable {
     /// The database's name in the environment.
     public let name: String
-    let handle: MDB_dbi
+    @usableFromInline let handle: MDB_dbi
     /// The environment that opened it; transactions of any other refuse the handle.
-    let environment: EnvironmentIdentity
+    @usableFromInline let environment: EnvironmentIdentity
 }
 
 /// How ``Environment/openDatabase(named:options:)`` opens a database.

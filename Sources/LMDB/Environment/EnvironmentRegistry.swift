@@ -7,8 +7,9 @@ import Synchronization
 
 /// Identifies one open ``Environment`` instance; database handles carry it so that a
 /// handle is only used with the environment that opened it.
+@usableFromInline
 struct EnvironmentIdentity: Hashable, Sendable {
-    let value: UInt64
+    @usableFromInline let value: UInt64
 
     private static let next = Atomic<UInt64>(1)
 

@@ -11,8 +11,19 @@ import CLMDB
 /// environment's ``FaultInjector`` (tests only) whether the call should fail. Without an
 /// injector the methods are direct pass-throughs. Return values are LMDB's raw codes;
 /// callers turn non-zero ones into ``LMDBError``s with the context they know.
+///
+/// The point read (``get(_:_:_:_:)``) is inlinable, so that a read in another module
+/// calls `mdb_get` directly; the injector, an SPI type, stays out of its inlined code.
+@usableFromInline
 struct LMDBCalls: Sendable {
     let faults: FaultInjector?
+    /// Whether ``faults`` is set: what inlined calls check before asking it.
+    @usableFromInline let injectsFaults: Bool
+
+    init(faults: FaultInjector?) {
+        self.faults = faults
+        injectsFaults = faults != nil
+    }
 
     @inline(__always)
     private func injected(_ call: FaultInjector.Call) -> Int32? {
@@ -84,6 +95,7 @@ struct LMDBCalls: Sendable {
         injected(.renewTransaction) ?? mdb_txn_renew(txn)
     }
 
+    @inlinable
     func txnID(_ txn: OpaquePointer) -> Int { mdb_txn_id(txn) }
 
     // MARK: Databases
@@ -102,9 +114,14 @@ struct LMDBCalls: Sendable {
 
     // MARK: Data
 
+    @inlinable
     func get(_ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: inout MDB_val, _ data: inout MDB_val) -> Int32 {
-        injected(.get) ?? mdb_get(txn, dbi, &key, &data)
+        if injectsFaults, let code = injectedGetFailure() { return code }
+        return mdb_get(txn, dbi, &key, &data)
     }
+
+    @usableFromInline
+    func injectedGetFailure() -> Int32? { injected(.get) }
 
     func put(
         _ txn: OpaquePointer, _ dbi: MDB_dbi, _ key: inout MDB_val, _ data: inout MDB_val, _ flags: UInt32

@@ -16,12 +16,14 @@ public struct PairKey: Hashable, Sendable, RawBytes, KeyComponent {
     public var second: UInt64
 
     /// Creates the key of `first`, then `second`.
+    @inlinable
     public init(_ first: UInt64, _ second: UInt64) {
         self.first = first
         self.second = second
     }
 
     /// Calls `body` with the 16 bytes: both integers big-endian, `first` first.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try Swift.withUnsafeBytes(of: (first.bigEndian, second.bigEndian), body)
     }

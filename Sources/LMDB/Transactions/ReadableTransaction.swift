@@ -15,23 +15,28 @@ public protocol ReadableTransaction: ~Copyable {
 /// The handle of an open transaction. Opaque outside the layer, and noncopyable, so it
 /// cannot be taken out of the transaction that lends it.
 public struct TransactionCore: ~Copyable {
-    let handle: OpaquePointer
-    let calls: LMDBCalls
+    @usableFromInline let handle: OpaquePointer
+    @usableFromInline let calls: LMDBCalls
     let writeState: WriteState?
     /// The environment the transaction belongs to; databases of others are refused.
-    let environment: EnvironmentIdentity
+    @usableFromInline let environment: EnvironmentIdentity
 
     /// The raw handle for `database`, after checking that it belongs to this environment.
+    @inlinable
     func dbi(_ database: Database, _ operation: LMDBError.Operation) throws -> MDB_dbi {
-        guard database.environment == environment else {
-            throw LMDBError(.badDatabase, operation: operation, context: "database \"\(database.name)\"",
-                            detail: "the database handle belongs to another (or a closed) environment")
-        }
+        guard database.environment == environment else { throw Self.foreignDatabase(database, operation) }
         return database.handle
+    }
+
+    @usableFromInline
+    static func foreignDatabase(_ database: Database, _ operation: LMDBError.Operation) -> LMDBError {
+        LMDBError(.badDatabase, operation: operation, context: "database \"\(database.name)\"",
+                  detail: "the database handle belongs to another (or a closed) environment")
     }
 
     /// An error for a failed call on `database`; remembers `MDB_MAP_FULL` so the write can
     /// be retried after the map grows.
+    @usableFromInline
     func error(_ rc: Int32, _ operation: LMDBError.Operation, _ database: Database) -> LMDBError {
         transactionError(rc, operation, database, writeState)
     }
@@ -79,6 +84,7 @@ extension ReadableTransaction where Self: ~Copyable {
     /// - Throws: ``LMDBError`` (e.g. ``LMDBError/Code/badValueSize`` for an empty key),
     ///   or what `body` throws.
     /// - Complexity: O(log *n*).
+    @inlinable
     public func withValue<R>(
         forKey key: some RawBytes, in database: Database, _ body: (UnsafeRawBufferPointer?) throws -> R
     ) throws -> R {
@@ -188,11 +194,13 @@ extension ReadableTransaction where Self: ~Copyable {
 
     /// The ID of this transaction: for a reader, the snapshot it reads; for a writer, the
     /// ID its commit will have.
+    @inlinable
     public var transactionID: Int { _core.calls.txnID(_core.handle) }
 }
 
 extension MDB_val {
     /// A value pointing at `bytes`; valid only as long as `bytes` is.
+    @inlinable
     init(_ bytes: UnsafeRawBufferPointer) {
         self.init(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
     }
@@ -200,6 +208,7 @@ extension MDB_val {
 
 extension UnsafeRawBufferPointer {
     /// The bytes an `MDB_val` points at.
+    @inlinable
     init(_ value: MDB_val) {
         self.init(start: value.mv_data, count: value.mv_size)
     }
