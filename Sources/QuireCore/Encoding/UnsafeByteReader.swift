@@ -114,7 +114,7 @@ public struct UnsafeByteReader {
 
     /// Reads a count and checks it against a limit and against the bytes left, given the
     /// smallest encoded size of one element, before anything is allocated for it.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readCount(
         _ what: @autoclosure () -> String, limit: Int, minimumElementSize: Int = 1
     ) throws(DecodingError) -> Int {
@@ -124,7 +124,7 @@ public struct UnsafeByteReader {
     }
 
     /// Reads `count` raw bytes, as offsets into the lent buffer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readBytes(_ count: Int, _ what: @autoclosure () -> String) throws(DecodingError) -> Range<Int> {
         guard count >= 0, count <= remaining else { throw DecodingError.truncated(what(), at: _offset) }
         defer { _offset += count }
@@ -133,7 +133,7 @@ public struct UnsafeByteReader {
 
     /// Reads a length-prefixed byte string of at most `limit` bytes, as offsets into the
     /// lent buffer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readLengthPrefixed(_ what: @autoclosure () -> String, limit: Int) throws(DecodingError) -> Range<Int> {
         let count = try readCount(what(), limit: limit)
         return try readBytes(count, what())
@@ -141,7 +141,7 @@ public struct UnsafeByteReader {
 
     /// Reads a length-prefixed UTF-8 string of at most `limit` bytes, checked valid, as
     /// _offsets into the lent buffer (as ``ByteReader/readUTF8(_:limit:)`` reads it).
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUTF8(_ what: @autoclosure () -> String, limit: Int) throws(DecodingError) -> Range<Int> {
         let start = _offset
         let range = try readLengthPrefixed(what(), limit: limit)
@@ -153,7 +153,7 @@ public struct UnsafeByteReader {
     }
 
     /// Reads eight bytes as a little-endian integer.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readUInt64LittleEndian(_ what: @autoclosure () -> String) throws(DecodingError) -> UInt64 {
         let range = try readBytes(8, what())
         return UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress.unsafelyUnwrapped + range.lowerBound).loadUnaligned(as: UInt64.self))
