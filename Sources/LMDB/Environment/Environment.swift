@@ -175,6 +175,7 @@ public final class Environment: Sendable {
     /// - Returns: What `body` returns.
     /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
     ///   ``LMDBError/Code/readersFull``), or what `body` throws.
+    @inlinable
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
         let transaction = try beginRead()
         return try body(transaction)
@@ -194,6 +195,7 @@ public final class Environment: Sendable {
     /// - Important: End it on the thread that began it, as with ``read(_:)``.
     /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
     ///   ``LMDBError/Code/readersFull``, ``LMDBError/Code/environmentClosed``).
+    @inlinable
     public func beginRead() throws -> ReadTransaction {
         while true {
             guard let txn = try beginTransaction(readOnly: true) else { continue }
@@ -339,7 +341,8 @@ public final class Environment: Sendable {
     /// earlier read left (see ``IdleReaders``) when there is one. Returns `nil`
     /// (registered with nothing) when another process had grown the map: the new size has
     /// been adopted and the caller begins again.
-    private func beginTransaction(readOnly: Bool) throws -> OpaquePointer? {
+    @usableFromInline
+    func beginTransaction(readOnly: Bool) throws -> OpaquePointer? {
         try gate.enter(writing: !readOnly, operation: .beginTransaction)
         if readOnly, let renewed = idleReaders.renewed(calls: calls) { return renewed }
         var txn: OpaquePointer?

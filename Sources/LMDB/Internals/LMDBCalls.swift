@@ -16,7 +16,10 @@ import CLMDB
 /// calls `mdb_get` directly; the injector, an SPI type, stays out of its inlined code.
 @usableFromInline
 struct LMDBCalls: Sendable {
-    let faults: FaultInjector?
+    /// Unowned: the environment's configuration holds the injector, and every copy of the
+    /// calls lives in the environment or in a transaction that keeps it alive, so a
+    /// transaction's copy costs no reference count.
+    unowned(unsafe) let faults: FaultInjector?
     /// Whether ``faults`` is set: what inlined calls check before asking it.
     @usableFromInline let injectsFaults: Bool
 

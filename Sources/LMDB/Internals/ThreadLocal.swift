@@ -10,14 +10,16 @@ import Darwin
 /// layers above use it for their own per-thread bookkeeping.
 ///
 /// Meant for a `static let`: each instance takes one of the process's `pthread` keys for
-/// good.
+/// good. SPI rather than `package`, so that its two lines inline into the store's read
+/// path (Swift inlines `package` code across modules only in libraries built for
+/// evolution).
 ///
 /// `@unchecked Sendable`: its only state is the key; each thread's object is reached only
 /// by that thread.
-package final class ThreadLocal<Object: AnyObject>: @unchecked Sendable {
+@_spi(LMDBInternals) public final class ThreadLocal<Object: AnyObject>: @unchecked Sendable {
     @usableFromInline let key: pthread_key_t
 
-    package init() {
+    public init() {
         var key = pthread_key_t()
         // The destructor is a C function and cannot know `Object`; a class reference is
         // the same pointer as `AnyObject`.
@@ -34,10 +36,19 @@ package final class ThreadLocal<Object: AnyObject>: @unchecked Sendable {
 
     /// The calling thread's object, made by `make` on the thread's first call.
     @inlinable
-    package func value(orMake make: () -> Object) -> Object {
+    public func value(orMake make: () -> Object) -> Object {
         if let stored = pthread_getspecific(key) { return Unmanaged<Object>.fromOpaque(stored).takeUnretainedValue() }
         let made = make()
         pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
         return made
+    }
+
+    /// `body`'s answer for the calling thread's object (made by `make` on the thread's
+    /// first call), lent without a retain: the thread's storage holds it while the thread
+    /// runs.
+    @inlinable
+    public func withValue<R>(orMake make: () -> Object, _ body: (Object) throws -> R) rethrows -> R {
+        guard let stored = pthread_getspecific(key) else { return try body(value(orMake: make)) }
+        return try Unmanaged<Object>.fromOpaque(stored)._withUnsafeGuaranteedRef(body)
     }
 }

@@ -12,6 +12,7 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     /// left, and its idle readers get the handle, when the transaction ends.
     private let environment: Environment
 
+    @usableFromInline
     init(handle: OpaquePointer, environment: Environment) {
         _core = TransactionCore(
             handle: handle, calls: environment.calls, writeState: nil, environment: environment.identity)

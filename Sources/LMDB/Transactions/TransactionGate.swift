@@ -58,7 +58,10 @@ final class TransactionGate: @unchecked Sendable {
     /// - Throws: ``LMDBError/Code/nestedWrite`` for a second write on one thread,
     ///   ``LMDBError/Code/environmentClosed`` after ``close()``.
     func enter(writing: Bool, operation: LMDBError.Operation) throws(LMDBError) {
-        let mine = ThreadTransactions.current
+        try ThreadTransactions.withCurrent { mine throws(LMDBError) in try enter(writing: writing, operation: operation, mine) }
+    }
+
+    private func enter(writing: Bool, operation: LMDBError.Operation, _ mine: ThreadTransactions) throws(LMDBError) {
         var held = mine.held(in: self)
         if writing && held.writing { throw LMDBError(.nestedWrite, operation: operation) }
         active.wrappingAdd(1, ordering: .sequentiallyConsistent)
@@ -87,12 +90,13 @@ final class TransactionGate: @unchecked Sendable {
 
     /// Unregisters a transaction of the calling thread that has ended.
     func leave(writing: Bool) {
-        let mine = ThreadTransactions.current
-        var held = mine.held(in: self)
-        if held.transactions > 0 {
-            held.transactions -= 1
-            if writing { held.writing = false }
-            mine.set(held, in: self)
+        ThreadTransactions.withCurrent { mine in
+            var held = mine.held(in: self)
+            if held.transactions > 0 {
+                held.transactions -= 1
+                if writing { held.writing = false }
+                mine.set(held, in: self)
+            }
         }
         leaveCount()
     }
@@ -176,6 +180,15 @@ final class ThreadTransactions {
 
     /// The calling thread's record, made on the thread's first transaction.
     static var current: ThreadTransactions { records.value(orMake: ThreadTransactions.init) }
+
+    /// `body`'s answer for the calling thread's record, lent without a retain.
+    @inline(__always)
+    static func withCurrent<R, E: Error>(_ body: (ThreadTransactions) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = records.withValue(orMake: ThreadTransactions.init) { mine in
+            do throws(E) { return .success(try body(mine)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
 
     private static let records = ThreadLocal<ThreadTransactions>()
 

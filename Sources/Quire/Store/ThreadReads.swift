@@ -1,4 +1,4 @@
-import LMDB
+@_spi(LMDBInternals) import LMDB
 
 /// The calling thread's snapshots, one per store it reads: how a store tells a call from
 /// inside one of its read bodies (``StoreError/nestedTransaction(_:)``), finds the
