@@ -60,14 +60,15 @@ extension StoreReading where Self: ~Copyable {
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is of
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
-        _view.learnTexts(T.self)
+        let view = _view  // once: each use copies the existential
+        view.learnTexts(T.self)
         // The value is decoded while the view lends the record's bytes, into a slot: in
         // this generic code a local `T?` (or `withUnsafeTemporaryAllocation`, whose
         // closure would return one) costs two metadata lookups per read, a slot one
         // small allocation.
         let slot = RecordSlot<T>.allocate()
         defer { RecordSlot.deallocate(slot) }
-        let found = try _view.withRecordValues(id, ofType: T.typeName) { values throws(StoreError) in
+        let found = try view.withRecordValues(id, ofType: T.typeName) { values throws(StoreError) in
             slot.initialize(to: try RecordFields.decode(T.self, from: values, id: id))
         }
         return found ? slot.move() : nil

@@ -19,7 +19,8 @@ import QuireCore
 final class StoreSnapshot: StoreView {
     var layout: StoreLayout { store.layout }
     var replica: ReplicaID { store.replica }
-    var declarations: TextDeclarations { store.lockedState.declarations }
+    /// The store's: unowned, as the store is (it owns them for good).
+    unowned(unsafe) let declarations: TextDeclarations
     /// The LMDB transaction whose commit the snapshot sees.
     private(set) var transactionID = 0
     /// The first error a read that cannot throw met; ``Store/read(_:)`` throws it.
@@ -58,6 +59,7 @@ final class StoreSnapshot: StoreView {
     /// A closed snapshot of `store`, for the calling thread's reads of it.
     init(store: Store) {
         self.store = store
+        declarations = store.lockedState.declarations
     }
 
     /// Runs `body` with the snapshot open on `transaction`, then closes it: forgets the

@@ -147,7 +147,7 @@ public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible 
 
     /// A decoded count checked against `limit` and, at `minimumElementSize` bytes per
     /// element, against the `remaining` bytes: what both readers do before allocating.
-    @usableFromInline
+    @inlinable
     static func checkedCount(
         _ raw: UInt64, _ what: @autoclosure () -> String, limit: Int, minimumElementSize: Int, remaining: Int, at start: Int
     ) throws(DecodingError) -> Int {
