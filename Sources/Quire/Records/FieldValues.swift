@@ -13,6 +13,7 @@ import QuireCore
 /// nothing. Such values are lent to a closure and valid only while it runs
 /// (``withStoredRecord(_:_:)``). Records read from memory (the writer's, a version of a
 /// record) hand over their dictionary.
+@usableFromInline
 struct FieldValues {
     private enum Storage {
         case stored(bytes: UnsafeBufferPointer<UInt8>, fields: UnsafeBufferPointer<RecordState.EncodedFieldPlace>)

@@ -8,6 +8,7 @@ import Foundation
 /// so a field written by a newer app version that this type does not know is kept in
 /// the store and ignored by the decoder — and, because a write clears only the fields
 /// the type's decoder asks for (``write(_:over:id:)``), kept by this type's writes too.
+@usableFromInline
 enum RecordFields {
     typealias Fields = [String: [UInt8]]
 
@@ -50,6 +51,7 @@ enum RecordFields {
 
     /// The record decoded as `type`: by ``FieldsDecoder`` when it can, else (and for
     /// every error) through `JSONDecoder` as ``decodeNotingKeys(_:from:id:)`` does.
+    @usableFromInline
     static func decode<Value: Record>(_ type: Value.Type, from fields: FieldValues, id: RecordID) throws(StoreError) -> Value {
         do { return try FieldsDecoder.decode(Value.self, from: fields) } catch {}
         return try decodeThroughJSON(type, from: fields.dictionary, id: id)

@@ -59,24 +59,33 @@ extension StoreReading where Self: ~Copyable {
     ///
     /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is of
     ///   another type, ``StoreError/decodingFailed(record:type:problem:)``.
+    @inlinable
     public func get<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T? {
-        let view = _view  // once: each use copies the existential
-        view.learnTexts(T.self)
-        // The value is decoded while the view lends the record's bytes, into a slot: in
-        // this generic code a local `T?` (or `withUnsafeTemporaryAllocation`, whose
-        // closure would return one) costs two metadata lookups per read, a slot one
-        // small allocation.
-        let slot = RecordSlot<T>.allocate()
-        defer { RecordSlot.deallocate(slot) }
-        let found = try view.withRecordValues(id, ofType: T.typeName) { values throws(StoreError) in
-            slot.initialize(to: try RecordFields.decode(T.self, from: values, id: id))
+        // Inlinable, so that the caller's module specializes it for its record type: the
+        // value is decoded, while the view lends the record's bytes, straight into a local
+        // optional. (Code generic over the record type pays two metadata lookups for it.)
+        var value: T?
+        try _withRecordValues(id, of: T.self) { values throws(StoreError) in
+            value = try RecordFields.decode(T.self, from: values, id: id)
         }
-        return found ? slot.move() : nil
+        return value
+    }
+
+    /// Lends `body` the field values of the record `id` when it is a record of `type`
+    /// (see ``StoreView/withRecordValues(_:ofType:_:)``), after noting `type`'s texts.
+    @usableFromInline
+    func _withRecordValues(
+        _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let view = _view  // once: each use copies the existential
+        view.learnTexts(type)
+        _ = try view.withRecordValues(id, ofType: type.typeName, body)
     }
 
     /// The record `id` decoded as `type`.
     ///
     /// - Throws: ``StoreError/recordNotFound(_:)`` when there is none, or as ``get(_:_:)``.
+    @inlinable
     public func record<T: Record>(_ type: T.Type, _ id: RecordID) throws(StoreError) -> T {
         guard let value = try get(type, id) else { throw .recordNotFound(id) }
         return value
