@@ -153,7 +153,7 @@ final class TransactionGate: @unchecked Sendable {
 
     /// Whether the calling thread is inside a transaction body.
     var callingThreadHoldsTransaction: Bool {
-        ThreadTransactions.current.held(in: self).transactions > 0
+        ThreadTransactions.withCurrent { $0.held(in: self).transactions > 0 }
     }
 
     /// Whether ``exclusively(operation:closing:_:)`` has closed the gate for good.
@@ -178,10 +178,8 @@ final class ThreadTransactions {
     @exclusivity(unchecked) private var firstHeld = Held()
     @exclusivity(unchecked) private var others: [(gate: ObjectIdentifier, held: Held)] = []
 
-    /// The calling thread's record, made on the thread's first transaction.
-    static var current: ThreadTransactions { records.value(orMake: ThreadTransactions.init) }
-
-    /// `body`'s answer for the calling thread's record, lent without a retain.
+    /// `body`'s answer for the calling thread's record (made on the thread's first
+    /// transaction), lent without a retain.
     @inline(__always)
     static func withCurrent<R, E: Error>(_ body: (ThreadTransactions) throws(E) -> R) throws(E) -> R {
         let result: Result<R, E> = records.withValue(orMake: ThreadTransactions.init) { mine in

@@ -209,9 +209,9 @@ public final class Store: Sendable {
     func withSnapshot<R>(_ call: String, _ body: (StoreSnapshot) throws -> R) throws -> R {
         guard lockHolder.load(ordering: .relaxed) != currentThreadID() else { throw StoreError.nestedTransaction(call) }
         guard !isClosed.load(ordering: .relaxed) else { throw StoreError.closed }
-        // Read bodies take no lock of the store: the thread's own list of the reads it
-        // runs is how a call from inside one is told apart, and how ``version`` and
-        // ``storeID`` find the snapshot the body reads.
+        // Read bodies take no lock of the store: the thread's own snapshot of the store,
+        // open while a body of this thread reads it, is how a call from inside one is
+        // told apart, and how ``version`` and ``storeID`` find the snapshot the body reads.
         let snapshot = ThreadReads.current.snapshot(of: self)
         guard !snapshot.isOpen else { throw StoreError.nestedTransaction(call) }
         do {
