@@ -1,3 +1,4 @@
+@_spi(LMDBInternals) import LMDB
 import Foundation
 
 /// Decodes a record straight from its fields, without assembling a JSON object for
@@ -35,6 +36,13 @@ struct FieldsDecoder: Decoder {
             self.single = single
         }
 
+        /// Begins the attempt at a record's `fields` (an attempt of a ``Session`` is
+        /// reused, one record after the other).
+        func begin(_ fields: FieldValues) {
+            self.fields = fields
+            gaveUp = false
+        }
+
         /// Notes a give-up and returns the error to throw.
         func giveUp() -> GaveUp {
             gaveUp = true
@@ -59,19 +67,154 @@ struct FieldsDecoder: Decoder {
         }
     }
 
-    let attempt: Attempt
+    /// What a thread's record decodes reuse, one decode after the other: the ``Attempt``
+    /// and the keyed container made for each `CodingKey` type.
+    ///
+    /// Making a `KeyedDecodingContainer` costs two generic metadata lookups, a witness
+    /// table lookup and a box allocated and freed: over a thousand instructions, about
+    /// one eighth of a point read. A reused container costs one metadata lookup.
+    ///
+    /// A type may keep its decoder or a container past its `init(from:)`. What it kept
+    /// must then not read a later record's fields, so after each decode ``isShared``
+    /// checks that nothing but the session holds them. If something does, the thread
+    /// drops the session (its attempt finished for good, so what was kept reads nothing)
+    /// and makes a new one.
+    final class Session {
+        let attempt = Attempt()
+        /// The `CodingKey` type of each reused container, and its box (what a
+        /// `KeyedDecodingContainer` holds) in the same place of ``boxes``: fixed storage
+        /// of ``capacity`` places, ``count`` of them used, so that a lookup and a
+        /// uniqueness check work in place.
+        private let keyTypes = UnsafeMutablePointer<ObjectIdentifier>.allocate(capacity: Session.capacity)
+        private let boxes = UnsafeMutablePointer<AnyObject>.allocate(capacity: Session.capacity)
+        private var count = 0
+        /// The place the next container replaces once all are used.
+        private var nextEviction = 0
+        /// Whether a container this session did not keep was lent: it reads the attempt too.
+        private var lentUnkept = false
 
-    /// The record decoded by the fast path.
+        /// The most containers a session keeps: a thread decodes a handful of record types.
+        static let capacity = 16
+
+        deinit {
+            boxes.deinitialize(count: count)
+            boxes.deallocate()
+            keyTypes.deallocate()
+        }
+
+        /// A container reading this session's attempt, reused when one was made for `Key`.
+        ///
+        /// A `KeyedDecodingContainer` is one reference to the box it was made with: the
+        /// standard library's layout, checked (by size) before a container is kept. Where the
+        /// check fails no container is kept, and each decode makes its own.
+        @inline(__always)
+        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+            let keyType = ObjectIdentifier(Key.self)
+            for index in 0..<count where keyTypes[index] == keyType {
+                return UnsafeRawPointer(boxes + index).load(as: KeyedDecodingContainer<Key>.self)
+            }
+            return makeContainer(keyedBy: type)
+        }
+
+        @inline(never)
+        private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+            let made = KeyedDecodingContainer(Container<Key>(attempt: attempt))
+            if let box = Self.box(of: made), let slot = freeSlot() {
+                if slot < count {
+                    boxes[slot] = box
+                } else {
+                    (boxes + slot).initialize(to: box)
+                    count += 1
+                }
+                keyTypes[slot] = ObjectIdentifier(Key.self)
+            } else {
+                // Reads this session's attempt, but ``sharesAContainer`` cannot see it.
+                lentUnkept = true
+            }
+            return made
+        }
+
+        /// A place for one more container: an unused one, else (in turn) one whose box
+        /// nothing else holds; `nil` when the place due is in use.
+        private func freeSlot() -> Int? {
+            if count < Self.capacity { return count }
+            let slot = nextEviction
+            nextEviction = (nextEviction + 1) % Self.capacity
+            return isUnique(slot) ? slot : nil
+        }
+
+        /// The box `container` holds, when the container is exactly one reference to it.
+        private static func box<Key>(of container: KeyedDecodingContainer<Key>) -> AnyObject? {
+            guard MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
+                let only = Mirror(reflecting: container).children.first, type(of: only.value) is AnyClass
+            else { return nil }
+            return only.value as AnyObject
+        }
+
+        /// How many containers the session keeps.
+        var containerCount: Int { count }
+
+        /// Whether anything beyond the session holds one of its containers, or may (one
+        /// it lent without keeping it).
+        var sharesAContainer: Bool {
+            if lentUnkept { return true }
+            for index in 0..<count where !isUnique(index) { return true }
+            return false
+        }
+
+        /// Whether nothing but the session holds the box at `index`.
+        ///
+        /// Checked as a native Swift object (``NativeObject``): Swift 6 opens an `AnyObject`
+        /// passed to `isKnownUniquelyReferenced` into a copy, so an unoptimized build would
+        /// never see a box held once. A native reference's check reads the object's own
+        /// count, whatever its class.
+        private func isUnique(_ index: Int) -> Bool {
+            (boxes + index).withMemoryRebound(to: NativeObject.self, capacity: 1) { isKnownUniquelyReferenced(&$0.pointee) }
+        }
+
+        /// The static type of a box's uniqueness check; never made.
+        private final class NativeObject {}
+    }
+
+    /// Each thread's ``Session``; `nil` while a decode on the thread uses it.
+    private final class ThreadSession {
+        var session: Session? = Session()
+    }
+
+    private static let threadSessions = ThreadLocal<ThreadSession>()
+
+    /// The calling thread's session, when no decode on the thread is using it.
+    static var threadSession: Session? { threadSessions.value(orMake: ThreadSession.init).session }
+
+    let session: Session
+    var attempt: Attempt { session.attempt }
+
+    /// The record decoded by the fast path, with the thread's reused ``Session`` (a
+    /// session of its own when a decode on this thread is under way: an `init(from:)`
+    /// that decodes a record).
     ///
     /// Throws rather than returning an optional: in code generic over `Value`, as a read
     /// is, the runtime would look up `Optional<Value>`'s metadata on every call.
     ///
     /// - Throws: ``GaveUp`` when the fast path gave up or `init(from:)` threw.
     static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) throws(GaveUp) -> Value {
-        let attempt = Attempt(fields: fields)
+        let thread = threadSessions.value(orMake: ThreadSession.init)
+        guard var session = thread.session else { return try decode(type, from: fields, in: Session()) }
+        thread.session = nil
+        defer {
+            // Kept by the type (the decoder, or a container): the session's attempt stays
+            // finished, and the thread starts a new one.
+            thread.session = isKnownUniquelyReferenced(&session) && !session.sharesAContainer ? session : Session()
+        }
+        return try decode(type, from: fields, in: session)
+    }
+
+    private static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues, in session: Session) throws(GaveUp) -> Value {
+        let attempt = session.attempt
+        attempt.begin(fields)
         defer { attempt.finish() }
         let value: Value
-        do { value = try Value(from: FieldsDecoder(attempt: attempt)) } catch { throw GaveUp() }
+        do { value = try Value(from: FieldsDecoder(session: session)) } catch { throw GaveUp() }
         guard !attempt.gaveUp else { throw GaveUp() }
         return value
     }
@@ -80,7 +223,7 @@ struct FieldsDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(Container(attempt: attempt))
+        session.container(keyedBy: type)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw attempt.giveUp() }
