@@ -12,19 +12,23 @@ import QuireCore
 /// (``RecordState/withEncodedFields(in:_:)``), so finding a field copies and allocates
 /// nothing. Such values are lent to a closure and valid only while it runs
 /// (``withStoredRecord(_:_:)``). Records read from memory (the writer's, a version of a
-/// record) hand over their dictionary.
+/// record) lend their dictionary the same way (``withDictionary(_:_:)``).
+///
+/// Only pointers, so a copy is a copy of bytes: a decode copies the values a few times,
+/// and a reference inside would make each copy a retain and a release.
 @usableFromInline
-struct FieldValues {
-    private enum Storage {
+struct FieldValues: BitwiseCopyable {
+    private enum Storage: BitwiseCopyable {
         case stored(bytes: UnsafeBufferPointer<UInt8>, fields: UnsafeBufferPointer<RecordState.EncodedFieldPlace>)
-        case dictionary([String: [UInt8]])
+        case dictionary(UnsafePointer<[String: [UInt8]]>)
     }
 
     private let storage: Storage
 
-    /// The values of a dictionary of field name → JSON bytes.
-    init(_ dictionary: [String: [UInt8]]) {
-        storage = .dictionary(dictionary)
+    /// Lends `body` the values of a dictionary of field name → JSON bytes; they are valid
+    /// only during the call.
+    static func withDictionary<R, E: Error>(_ dictionary: [String: [UInt8]], _ body: (FieldValues) throws(E) -> R) throws(E) -> R {
+        try withUnsafePointer(to: dictionary) { pointer throws(E) in try body(FieldValues(storage: .dictionary(pointer))) }
     }
 
     /// No fields: what a decoder holds once the values it was lent are gone.
@@ -55,7 +59,7 @@ struct FieldValues {
     func withValue<R>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
         switch storage {
         case .dictionary(let values):
-            guard let value = values[name] else { return try body(nil) }
+            guard let value = values.pointee[name] else { return try body(nil) }
             return try value.withUnsafeBufferPointer { try body($0) }
         case .stored(let bytes, let fields):
             return try body(withUTF8(of: name) { storedValue(named: $0, bytes: bytes, fields: fields) })
@@ -83,7 +87,7 @@ struct FieldValues {
     var names: [String] {
         switch storage {
         case .dictionary(let values):
-            return Array(values.keys)
+            return Array(values.pointee.keys)
         case .stored(let bytes, let fields):
             return fields.map { String(decoding: bytes[$0.name], as: UTF8.self) }
         }
@@ -93,7 +97,7 @@ struct FieldValues {
     var dictionary: [String: [UInt8]] {
         switch storage {
         case .dictionary(let values):
-            return values
+            return values.pointee
         case .stored(let bytes, let fields):
             var values: [String: [UInt8]] = [:]
             for field in fields { values[String(decoding: bytes[field.name], as: UTF8.self)] = Array(bytes[field.value]) }

@@ -81,6 +81,8 @@ struct FieldsDecoder: Decoder {
     /// and makes a new one.
     final class Session {
         let attempt = Attempt()
+        /// Whether a decode on the session's thread uses it now.
+        var isDecoding = false
         /// The `CodingKey` type of each reused container, and its box (what a
         /// `KeyedDecodingContainer` holds) in the same place of ``boxes``: fixed storage
         /// of ``capacity`` places, ``count`` of them used, so that a lookup and a
@@ -177,45 +179,49 @@ struct FieldsDecoder: Decoder {
     }
 
     /// Each thread's ``Session``; `nil` while a decode on the thread uses it.
+    /// Each thread's ``Session``.
     private final class ThreadSession {
-        var session: Session? = Session()
+        var session = Session()
     }
 
     private static let threadSessions = ThreadLocal<ThreadSession>()
 
-    /// The calling thread's session, when no decode on the thread is using it.
-    static var threadSession: Session? { threadSessions.value(orMake: ThreadSession.init).session }
+    /// The calling thread's session.
+    static var threadSession: Session { threadSessions.value(orMake: ThreadSession.init).session }
 
     let session: Session
     var attempt: Attempt { session.attempt }
 
     /// The record decoded by the fast path, with the thread's reused ``Session`` (a
-    /// session of its own when a decode on this thread is under way: an `init(from:)`
-    /// that decodes a record).
+    /// session of its own when the thread's is decoding already: an `init(from:)` that
+    /// decodes a record).
     ///
     /// Throws rather than returning an optional: in code generic over `Value`, as a read
     /// is, the runtime would look up `Optional<Value>`'s metadata on every call.
     ///
     /// - Throws: ``GaveUp`` when the fast path gave up or `init(from:)` threw.
     static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) throws(GaveUp) -> Value {
-        let thread = threadSessions.value(orMake: ThreadSession.init)
-        guard var session = thread.session else { return try decode(type, from: fields, in: Session()) }
-        thread.session = nil
+        // Unowned: the thread's storage holds its `ThreadSession`, and that its session,
+        // until the `defer` replaces it; a retain here would also make the session shared.
+        unowned(unsafe) let thread = threadSessions.value(orMake: ThreadSession.init)
+        unowned(unsafe) let session = thread.session
+        guard !session.isDecoding else { return try decode(type, from: fields, in: Session()) }
+        session.isDecoding = true
         defer {
+            session.isDecoding = false
             // Kept by the type (the decoder, or a container): the session's attempt stays
             // finished, and the thread starts a new one.
-            thread.session = isKnownUniquelyReferenced(&session) && !session.sharesAContainer ? session : Session()
+            if !isKnownUniquelyReferenced(&thread.session) || session.sharesAContainer { thread.session = Session() }
         }
         return try decode(type, from: fields, in: session)
     }
 
     private static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues, in session: Session) throws(GaveUp) -> Value {
-        let attempt = session.attempt
-        attempt.begin(fields)
-        defer { attempt.finish() }
+        session.attempt.begin(fields)
+        defer { session.attempt.finish() }
         let value: Value
         do { value = try Value(from: FieldsDecoder(session: session)) } catch { throw GaveUp() }
-        guard !attempt.gaveUp else { throw GaveUp() }
+        guard !session.attempt.gaveUp else { throw GaveUp() }
         return value
     }
 

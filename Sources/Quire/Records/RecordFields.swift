@@ -67,7 +67,7 @@ enum RecordFields {
     /// The record decoded as `type` from a dictionary of its fields (see
     /// ``decode(_:from:id:)-(_,FieldValues,_)``).
     static func decode<Value: Record>(_ type: Value.Type, from fields: Fields, id: RecordID) throws(StoreError) -> Value {
-        try decode(type, from: FieldValues(fields), id: id)
+        try FieldValues.withDictionary(fields) { values throws(StoreError) in try decode(type, from: values, id: id) }
     }
 
     /// The record decoded as `type`, with the fields `type` asked for while decoding

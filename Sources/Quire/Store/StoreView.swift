@@ -58,7 +58,7 @@ extension StoreView {
     ) throws(StoreError) -> Bool {
         guard let record = record(id) else { return false }
         guard record.type == expected else { throw .wrongType(id, expected: expected, actual: record.type) }
-        try body(FieldValues(record.values))
+        try FieldValues.withDictionary(record.values, body)
         return true
     }
 

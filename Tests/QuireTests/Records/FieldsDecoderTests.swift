@@ -51,7 +51,7 @@ struct FieldsDecoderTests {
     /// from a dictionary (a record in memory) or in place in a stored record's bytes (a
     /// point read, ``FieldValues/withStoredRecord(_:_:)``).
     static func fast<T: Record & Equatable>(_ type: T.Type, _ fields: [String: [UInt8]]) -> T? {
-        let fromDictionary = try? FieldsDecoder.decode(T.self, from: FieldValues(fields))
+        let fromDictionary = FieldValues.withDictionary(fields) { values in try? FieldsDecoder.decode(T.self, from: values) }
         let stored = FieldValuesTests.storedRecord(type: T.typeName, fields)
         let inPlace = (try? FieldValuesTests.readStored(stored) { _, values in try? FieldsDecoder.decode(T.self, from: values) }) ?? nil
         #expect(inPlace == fromDictionary, "a stored record decodes as the same fields in a dictionary do")
