@@ -56,6 +56,7 @@ struct FieldValues: BitwiseCopyable {
 
     /// Lends `body` the JSON bytes of the field `name`, or `nil` when the record has no
     /// such field; the bytes are valid only during the call.
+    @inline(__always)
     func withValue<R>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) throws -> R) rethrows -> R {
         switch storage {
         case .dictionary(let values):

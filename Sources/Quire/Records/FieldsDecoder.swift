@@ -81,8 +81,6 @@ struct FieldsDecoder: Decoder {
     /// and makes a new one.
     final class Session {
         let attempt = Attempt()
-        /// Whether a decode on the session's thread uses it now.
-        var isDecoding = false
         /// The `CodingKey` type of each reused container, and its box (what a
         /// `KeyedDecodingContainer` holds) in the same place of ``boxes``: fixed storage
         /// of ``capacity`` places, ``count`` of them used, so that a lookup and a
@@ -179,41 +177,49 @@ struct FieldsDecoder: Decoder {
     }
 
     /// Each thread's ``Session``; `nil` while a decode on the thread uses it.
-    /// Each thread's ``Session``.
     private final class ThreadSession {
-        var session = Session()
+        var session: Session? = Session()
+
+        /// The thread's session, taken for a decode; a new one when a decode on this
+        /// thread has it (an `init(from:)` that decodes a record).
+        func take() -> Session { session.take() ?? Session() }
+
+        /// Gives `used` back after its decode, unless the decoded type kept its decoder or
+        /// a container: then the session's attempt stays finished (what was kept reads
+        /// nothing), and the thread makes a new session.
+        func giveBack(_ used: consuming Session) {
+            guard session == nil else { return }  // a nested decode gave its own back first
+            session = isKnownUniquelyReferenced(&used) && !used.sharesAContainer ? used : Session()
+        }
     }
 
     private static let threadSessions = ThreadLocal<ThreadSession>()
 
-    /// The calling thread's session.
-    static var threadSession: Session { threadSessions.value(orMake: ThreadSession.init).session }
+    /// The calling thread's session, when no decode on the thread uses it.
+    static var threadSession: Session? { threadSessions.value(orMake: ThreadSession.init).session }
 
     let session: Session
     var attempt: Attempt { session.attempt }
 
-    /// The record decoded by the fast path, with the thread's reused ``Session`` (a
-    /// session of its own when the thread's is decoding already: an `init(from:)` that
-    /// decodes a record).
+    /// The record decoded by the fast path, with the thread's reused ``Session``.
     ///
     /// Throws rather than returning an optional: in code generic over `Value`, as a read
     /// is, the runtime would look up `Optional<Value>`'s metadata on every call.
     ///
     /// - Throws: ``GaveUp`` when the fast path gave up or `init(from:)` threw.
     static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) throws(GaveUp) -> Value {
-        // Unowned: the thread's storage holds its `ThreadSession`, and that its session,
-        // until the `defer` replaces it; a retain here would also make the session shared.
-        unowned(unsafe) let thread = threadSessions.value(orMake: ThreadSession.init)
-        unowned(unsafe) let session = thread.session
-        guard !session.isDecoding else { return try decode(type, from: fields, in: Session()) }
-        session.isDecoding = true
-        defer {
-            session.isDecoding = false
-            // Kept by the type (the decoder, or a container): the session's attempt stays
-            // finished, and the thread starts a new one.
-            if !isKnownUniquelyReferenced(&thread.session) || session.sharesAContainer { thread.session = Session() }
+        let thread = threadSessions.value(orMake: ThreadSession.init)
+        let session = thread.take()
+        // Given back by `consume`, not from a `defer`: a copy still held here would make
+        // the session look shared (and an unoptimized build keeps such copies).
+        do {
+            let value = try decode(type, from: fields, in: session)
+            thread.giveBack(consume session)
+            return value
+        } catch {
+            thread.giveBack(consume session)
+            throw error
         }
-        return try decode(type, from: fields, in: session)
     }
 
     private static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues, in session: Session) throws(GaveUp) -> Value {
@@ -243,7 +249,10 @@ struct FieldsDecoder: Decoder {
 
         func contains(_ key: Key) -> Bool { attempt.fields.contains(key.stringValue) }
 
-        /// `read`'s value of the field `key`; a missing field gives up.
+        /// `read`'s value of the field `key`; a missing field gives up. Inlined into each
+        /// `decode`, so that it is specialized for the type read (the container is generic
+        /// over its key type, and a generic call would move the value through metadata).
+        @inline(__always)
         private func value<T>(_ key: Key, _ read: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
             try attempt.fields.withValue(named: key.stringValue) { bytes in try attempt.read(bytes, read) }
         }
@@ -292,18 +301,45 @@ private enum FieldValue {
         guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
             throw FieldsDecoder.GaveUp()
         }
-        // One pass over the characters: an escape sends the string to `JSONDecoder`; ASCII
-        // (the usual case) needs no UTF-8 validation, whose generic code looks up type
-        // metadata on every call.
+        // An escape or a control character sends the string to `JSONDecoder`; ASCII (the
+        // usual case) is copied as it is.
         let inner = UnsafeBufferPointer(rebasing: bytes[1..<(bytes.count - 1)])
-        var combined: UInt8 = 0
-        for byte in inner {
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return try JSONDecoder().decode(String.self, from: Data(buffer: bytes)) }
-            combined |= byte
+        let scan = scanned(inner)
+        if scan.escapesOrControls { return try JSONDecoder().decode(String.self, from: Data(buffer: bytes)) }
+        if scan.isASCII {
+            return String(unsafeUninitializedCapacity: inner.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: inner)
+                return inner.count
+            }
         }
-        if combined < 0x80 { return String(decoding: inner, as: UTF8.self) }
         guard let string = String(validating: inner, as: UTF8.self) else { throw FieldsDecoder.GaveUp() }
         return string
+    }
+
+    /// Whether a string's characters hold a `\\` or a control character (below 0x20), and
+    /// whether all are ASCII; eight bytes at a time (the tests of "Bit Twiddling Hacks":
+    /// a word has a byte below `n` when `(w - n·0x01…) & ~w & 0x80…` is not zero).
+    static func scanned(_ characters: UnsafeBufferPointer<UInt8>) -> (escapesOrControls: Bool, isASCII: Bool) {
+        guard let base = characters.baseAddress else { return (false, true) }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let backslashes = ones &* UInt64(UInt8(ascii: "\\"))
+        var special: UInt64 = 0, combined: UInt64 = 0
+        var index = 0
+        while index + 8 <= characters.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let backslash = word ^ backslashes  // a zero byte where a backslash was
+            special |= (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word
+            combined |= word
+            index += 8
+        }
+        var escapesOrControls = special & highs != 0
+        while index < characters.count {
+            let byte = base[index]
+            escapesOrControls = escapesOrControls || byte == UInt8(ascii: "\\") || byte < 0x20
+            combined |= UInt64(byte)
+            index += 1
+        }
+        return (escapesOrControls, combined & highs == 0)
     }
 
     /// A number in JSON's form, as `Double` reads it.

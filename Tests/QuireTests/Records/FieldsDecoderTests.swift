@@ -136,6 +136,32 @@ struct FieldsDecoderTests {
         }
     }
 
+    /// The fast path scans a string's characters eight bytes at a time: an escape, a
+    /// control character or a non-ASCII byte is found at every place in and after a word.
+    @Test("a character that needs JSONDecoder or UTF-8 validation is found at every place of a string")
+    func specialCharacterAtEveryPlace() throws {
+        struct Named: Record, Equatable {
+            static let typeName = "test.named"
+            var name: String
+        }
+        let id = RecordID(replica: ReplicaID(1), counter: 1)
+        let specials = ["\\", "\n", "\u{01}", "\u{1F}", "\"", "é", "\u{7F}", " ", "[", "]", "\\\\", "✍️"]
+        for length in 0...20 {
+            for place in 0...length {
+                for special in specials {
+                    let name = String(repeating: "a", count: place) + special + String(repeating: "b", count: length - place)
+                    let fields = try RecordFields.encode(Named(name: name))
+                    #expect(Self.fast(Named.self, fields) == Named(name: name), "\(name.debugDescription)")
+                }
+                // A raw control character (which JSONEncoder escapes) is not JSON: both readers refuse it.
+                let raw: [String: [UInt8]] = ["name": [0x22] + Array(repeating: 0x61, count: place) + [0x01]
+                    + Array(repeating: 0x62, count: length - place) + [0x22]]
+                #expect(Self.fast(Named.self, raw) == nil)
+                #expect(throws: StoreError.self) { try RecordFields.decode(Named.self, from: raw, id: id) }
+            }
+        }
+    }
+
     @Test("a type that swallows errors gets what JSONDecoder gives, not a default for a give-up")
     func lenientType() throws {
         let id = RecordID(replica: ReplicaID(1), counter: 1)
