@@ -143,13 +143,25 @@ struct FieldsDecoder: Decoder {
             return isUnique(slot) ? slot : nil
         }
 
-        /// The box `container` holds, when the container is exactly one reference to it.
+        /// The box `container` holds, when a `KeyedDecodingContainer` is exactly one
+        /// reference to it (``containersAreOneReference``).
         private static func box<Key>(of container: KeyedDecodingContainer<Key>) -> AnyObject? {
-            guard MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size,
-                let only = Mirror(reflecting: container).children.first, type(of: only.value) is AnyClass
-            else { return nil }
-            return only.value as AnyObject
+            guard containersAreOneReference else { return nil }
+            return withUnsafePointer(to: container) { UnsafeRawPointer($0).load(as: AnyObject.self) }
         }
+
+        /// Whether the standard library's `KeyedDecodingContainer` is one stored reference
+        /// (its box): checked once per process, by reflection, as reflecting costs a scan
+        /// of the process's protocol conformances (about half a millisecond) per new type.
+        private static let containersAreOneReference: Bool = {
+            enum Probe: CodingKey { case probe }
+            let container = KeyedDecodingContainer(Container<Probe>(attempt: Attempt()))
+            let children = Mirror(reflecting: container).children
+            guard MemoryLayout<KeyedDecodingContainer<Probe>>.size == MemoryLayout<AnyObject>.size, children.count == 1,
+                let only = children.first, type(of: only.value) is AnyClass
+            else { return false }
+            return withUnsafePointer(to: container) { UnsafeRawPointer($0).load(as: AnyObject.self) } === only.value as AnyObject
+        }()
 
         /// How many containers the session keeps.
         var containerCount: Int { count }
