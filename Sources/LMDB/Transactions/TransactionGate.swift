@@ -182,10 +182,13 @@ final class ThreadTransactions {
     /// transaction), lent without a retain.
     @inline(__always)
     static func withCurrent<R, E: Error>(_ body: (ThreadTransactions) throws(E) -> R) throws(E) -> R {
-        let result: Result<R, E> = records.withValue(orMake: ThreadTransactions.init) { mine in
-            do throws(E) { return .success(try body(mine)) } catch { return .failure(error) }
+        // Thrown through the untyped `rethrows` and cast back: a `Result` here costs every
+        // transaction's begin and end its wrapping and destruction.
+        do {
+            return try records.withValue(orMake: ThreadTransactions.init) { mine in try body(mine) }
+        } catch {
+            throw error as! E
         }
-        return try result.get()
     }
 
     private static let records = ThreadLocal<ThreadTransactions>()
