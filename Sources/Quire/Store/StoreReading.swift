@@ -72,14 +72,12 @@ extension StoreReading where Self: ~Copyable {
     }
 
     /// Lends `body` the field values of the record `id` when it is a record of `type`
-    /// (see ``StoreView/withRecordValues(_:ofType:_:)``), after noting `type`'s texts.
+    /// (see ``StoreView/withRecordValues(_:of:_:)``), after noting `type`'s texts.
     @usableFromInline
     func _withRecordValues(
         _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
     ) throws(StoreError) {
-        let view = _view  // once: each use copies the existential
-        view.learnTexts(type)
-        _ = try view.withRecordValues(id, ofType: type.typeName, body)
+        _ = try _view.withRecordValues(id, of: type, body)
     }
 
     /// The record `id` decoded as `type`.

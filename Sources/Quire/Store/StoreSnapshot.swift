@@ -151,8 +151,10 @@ final class StoreSnapshot: StoreView {
     /// Reads the record in place, inside `mdb_get`'s lending of LMDB's bytes: nothing is
     /// copied but what `body` decodes. A damaged record is noted and answers as absent.
     func withRecordValues(
-        _ id: RecordID, ofType expected: String, _ body: (FieldValues) throws(StoreError) -> Void
+        _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
     ) throws(StoreError) -> Bool {
+        declarations.learn(type)
+        let expected = type.typeName
         var failure: StoreError?  // the type check's or body's, thrown once LMDB's bytes are given back
         let found = noting(false) {
             try transaction.withValue(forKey: StoreLayout.recordKey(id), in: layout.records) { stored -> Bool in

@@ -15,13 +15,13 @@ protocol StoreView: ChangeLogReader {
     /// The record `id`, or `nil` when there is none.
     func record(_ id: RecordID) -> RecordState?
     /// Lends `body` the field values of the record `id` (what decoding it needs), valid
-    /// only during the call.
+    /// only during the call, after noting `type`'s declared texts (``learnTexts(_:)``).
     ///
     /// - Returns: `false`, without calling `body`, when there is no such record.
-    /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record's type is
-    ///   not `expected`, or what `body` throws.
+    /// - Throws: ``StoreError/wrongType(_:expected:actual:)`` when the record is not of
+    ///   `type`, or what `body` throws.
     func withRecordValues(
-        _ id: RecordID, ofType expected: String, _ body: (FieldValues) throws(StoreError) -> Void
+        _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
     ) throws(StoreError) -> Bool
     /// Every record of the type named `type`, in any order, with the trash's.
     func records(ofType type: String) -> [(id: RecordID, record: RecordState)]
@@ -54,8 +54,10 @@ protocol StoreView: ChangeLogReader {
 
 extension StoreView {
     func withRecordValues(
-        _ id: RecordID, ofType expected: String, _ body: (FieldValues) throws(StoreError) -> Void
+        _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
     ) throws(StoreError) -> Bool {
+        learnTexts(type)
+        let expected = type.typeName
         guard let record = record(id) else { return false }
         guard record.type == expected else { throw .wrongType(id, expected: expected, actual: record.type) }
         try FieldValues.withDictionary(record.values, body)
