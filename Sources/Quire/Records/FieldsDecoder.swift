@@ -75,10 +75,11 @@ struct FieldsDecoder: Decoder {
     /// one eighth of a point read. A reused container costs one metadata lookup.
     ///
     /// A type may keep its decoder or a container past its `init(from:)`. What it kept
-    /// must then not read a later record's fields, so after each decode ``isShared``
-    /// checks that nothing but the session holds them. If something does, the thread
-    /// drops the session (its attempt finished for good, so what was kept reads nothing)
-    /// and makes a new one.
+    /// must then not read a later record's fields, so after each decode the thread checks
+    /// that nothing but itself holds the session (the decoder holds it) and that nothing
+    /// but the session holds a container (``sharesAContainer``). If something does, the
+    /// thread drops the session (its attempt finished for good, so what was kept reads
+    /// nothing) and makes a new one.
     final class Session {
         let attempt = Attempt()
         /// The `CodingKey` type of each reused container, and its box (what a
@@ -105,8 +106,8 @@ struct FieldsDecoder: Decoder {
         /// A container reading this session's attempt, reused when one was made for `Key`.
         ///
         /// A `KeyedDecodingContainer` is one reference to the box it was made with: the
-        /// standard library's layout, checked (by size) before a container is kept. Where the
-        /// check fails no container is kept, and each decode makes its own.
+        /// standard library's layout, checked once per process (``containersAreOneReference``).
+        /// Where the check fails no container is kept, and each decode makes its own.
         @inline(__always)
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
             let keyType = ObjectIdentifier(Key.self)
