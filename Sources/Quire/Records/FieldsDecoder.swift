@@ -26,6 +26,8 @@ struct FieldsDecoder: Decoder {
     /// valid only inside its read): ``finish()`` drops it when the decode returns, so a
     /// decoder that a type kept past its `init(from:)` reads nothing.
     final class Attempt {
+        /// Lent pointers (``FieldValues`` holds only pointers): valid only while the decode
+        /// runs, and cleared by ``finish()``, which every decode reaches.
         private(set) var fields: FieldValues
         /// The one value of a ``SingleValue`` decoder.
         private(set) var single: UnsafeBufferPointer<UInt8>
@@ -93,6 +95,15 @@ struct FieldsDecoder: Decoder {
         private var nextEviction = 0
         /// Whether a container this session did not keep was lent: it reads the attempt too.
         private var lentUnkept = false
+        /// Whether the session keeps the containers it makes. Not once the thread dropped
+        /// it: a decoder a type kept may still ask it for containers, which then read its
+        /// finished attempt and leave the cache alone (the kept decoder could be used from
+        /// another thread). Not where ``containersAreOneReference`` is false.
+        var keepsContainers: Bool
+
+        init(keepingContainers: Bool = true) {
+            keepsContainers = keepingContainers
+        }
 
         /// The most containers a session keeps: a thread decodes a handful of record types.
         static let capacity = 16
@@ -107,9 +118,11 @@ struct FieldsDecoder: Decoder {
         ///
         /// A `KeyedDecodingContainer` is one reference to the box it was made with: the
         /// standard library's layout, checked once per process (``containersAreOneReference``).
-        /// Where the check fails no container is kept, and each decode makes its own.
+        /// Where the check fails no session is used: each decode makes its own attempt and
+        /// containers, as before sessions.
         @inline(__always)
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+            guard keepsContainers else { return KeyedDecodingContainer(Container<Key>(attempt: attempt)) }
             let keyType = ObjectIdentifier(Key.self)
             for index in 0..<count where keyTypes[index] == keyType {
                 return UnsafeRawPointer(boxes + index).load(as: KeyedDecodingContainer<Key>.self)
@@ -120,7 +133,8 @@ struct FieldsDecoder: Decoder {
         @inline(never)
         private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
             let made = KeyedDecodingContainer(Container<Key>(attempt: attempt))
-            if let box = Self.box(of: made), let slot = freeSlot() {
+            if let slot = freeSlot() {
+                let box = Self.box(of: made)
                 if slot < count {
                     boxes[slot] = box
                 } else {
@@ -135,26 +149,29 @@ struct FieldsDecoder: Decoder {
             return made
         }
 
-        /// A place for one more container: an unused one, else (in turn) one whose box
-        /// nothing else holds; `nil` when the place due is in use.
+        /// A place for one more container: an unused one, else the first from the place
+        /// whose turn it is whose box nothing else holds; `nil` when every box is held.
         private func freeSlot() -> Int? {
             if count < Self.capacity { return count }
-            let slot = nextEviction
-            nextEviction = (nextEviction + 1) % Self.capacity
-            return isUnique(slot) ? slot : nil
+            for step in 0..<Self.capacity {
+                let slot = (nextEviction + step) % Self.capacity
+                guard isUnique(slot) else { continue }
+                nextEviction = (slot + 1) % Self.capacity
+                return slot
+            }
+            return nil
         }
 
-        /// The box `container` holds, when a `KeyedDecodingContainer` is exactly one
-        /// reference to it (``containersAreOneReference``).
-        private static func box<Key>(of container: KeyedDecodingContainer<Key>) -> AnyObject? {
-            guard containersAreOneReference else { return nil }
-            return withUnsafePointer(to: container) { UnsafeRawPointer($0).load(as: AnyObject.self) }
+        /// The box `container` holds (``containersAreOneReference`` is true: no session is
+        /// used otherwise).
+        private static func box<Key>(of container: KeyedDecodingContainer<Key>) -> AnyObject {
+            withUnsafePointer(to: container) { UnsafeRawPointer($0).load(as: AnyObject.self) }
         }
 
         /// Whether the standard library's `KeyedDecodingContainer` is one stored reference
         /// (its box): checked once per process, by reflection, as reflecting costs a scan
         /// of the process's protocol conformances (about half a millisecond) per new type.
-        private static let containersAreOneReference: Bool = {
+        static let containersAreOneReference: Bool = {
             enum Probe: CodingKey { case probe }
             let container = KeyedDecodingContainer(Container<Probe>(attempt: Attempt()))
             let children = Mirror(reflecting: container).children
@@ -197,12 +214,18 @@ struct FieldsDecoder: Decoder {
         /// thread has it (an `init(from:)` that decodes a record).
         func take() -> Session { session.take() ?? Session() }
 
-        /// Gives `used` back after its decode, unless the decoded type kept its decoder or
-        /// a container: then the session's attempt stays finished (what was kept reads
-        /// nothing), and the thread makes a new session.
+        /// Gives `used` back after its decode. Dropped instead when the decoded type kept
+        /// its decoder or a container, or when the session lent a container it did not
+        /// keep: its attempt stays finished (what was kept reads nothing), and the thread
+        /// keeps or makes another. A nested decode's session, given back first, makes way
+        /// for the outer one, whose containers are warm.
         func giveBack(_ used: consuming Session) {
-            guard session == nil else { return }  // a nested decode gave its own back first
-            session = isKnownUniquelyReferenced(&used) && !used.sharesAContainer ? used : Session()
+            if isKnownUniquelyReferenced(&used) && !used.sharesAContainer {
+                session = used
+            } else {
+                used.keepsContainers = false
+                if session == nil { session = Session() }
+            }
         }
     }
 
@@ -221,6 +244,9 @@ struct FieldsDecoder: Decoder {
     ///
     /// - Throws: ``GaveUp`` when the fast path gave up or `init(from:)` threw.
     static func decode<Value: Decodable>(_ type: Value.Type, from fields: FieldValues) throws(GaveUp) -> Value {
+        guard Session.containersAreOneReference else {
+            return try decode(type, from: fields, in: Session(keepingContainers: false))
+        }
         let thread = threadSessions.value(orMake: ThreadSession.init)
         let session = thread.take()
         // Given back by `consume`, not from a `defer`: a copy still held here would make

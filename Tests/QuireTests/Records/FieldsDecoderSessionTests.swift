@@ -124,6 +124,172 @@ struct FieldsDecoderSessionTests {
         #expect(FieldsDecoder.threadSession === settled)
     }
 
+    /// Kept per thread, as the tests run at once: what the types below keep.
+    final class Kept: @unchecked Sendable {
+        private let lock = NSLock()
+        private var decoders: [ObjectIdentifier: any Decoder] = [:]
+        private var containers: [ObjectIdentifier: KeyedDecodingContainer<NameKey>] = [:]
+        private var thread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
+        var decoder: (any Decoder)? {
+            get { lock.withLock { decoders[thread] } }
+            set { lock.withLock { decoders[thread] = newValue } }
+        }
+        var container: KeyedDecodingContainer<NameKey>? {
+            get { lock.withLock { containers[thread] } }
+            set { lock.withLock { containers[thread] = newValue } }
+        }
+    }
+    static let kept = Kept()
+
+    /// Keeps only its decoder; the container it reads with is its own business.
+    struct DecoderKeeper: Record {
+        static let typeName = "test.decoder-keeper"
+        var name: String
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
+            FieldsDecoderSessionTests.kept.decoder = decoder
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: NameKey.self)
+            try container.encode(name, forKey: .name)
+        }
+    }
+
+    /// Keeps its container, then throws.
+    struct ThrowingKeeper: Record {
+        static let typeName = "test.throwing-keeper"
+        struct Refused: Error {}
+        var name: String
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            FieldsDecoderSessionTests.kept.container = try decoder.container(keyedBy: NameKey.self)
+            throw Refused()
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: NameKey.self)
+            try container.encode(name, forKey: .name)
+        }
+    }
+
+    /// A key type per `Tag`, each reading the field `name`.
+    struct TagKey<Tag>: CodingKey {
+        var stringValue: String
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+        static var name: TagKey { TagKey(stringValue: "name")! }
+    }
+
+    /// Holds containers of more key types at once than a session keeps, and keeps one.
+    struct ManyKeys: Record {
+        static let typeName = "test.many-keys"
+        var name: String
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            func open<Tag>(_ tag: Tag.Type) throws -> Any {
+                try decoder.container(keyedBy: TagKey<Tag>.self)
+            }
+            let tags: [Any.Type] = [T0.self, T1.self, T2.self, T3.self, T4.self, T5.self, T6.self, T7.self, T8.self,
+                                    T9.self, T10.self, T11.self, T12.self, T13.self, T14.self, T15.self, T16.self]
+            var held: [Any] = []
+            for tag in tags { held.append(try _openExistential(tag, do: open)) }
+            let container = try decoder.container(keyedBy: NameKey.self)
+            name = try container.decode(String.self, forKey: .name)
+            FieldsDecoderSessionTests.kept.container = container
+            withExtendedLifetime(held) {}
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: NameKey.self)
+            try container.encode(name, forKey: .name)
+        }
+    }
+
+    /// Reads the field `name` through what a type before it kept, while being decoded.
+    struct KeptPeeker: Record {
+        static let typeName = "test.kept-peeker"
+        var name: String
+        var throughDecoder: String?
+        var throughContainer: String?
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
+            throughDecoder = try? FieldsDecoderSessionTests.kept.decoder?.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
+            throughContainer = try? FieldsDecoderSessionTests.kept.container?.decode(String.self, forKey: .name)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: NameKey.self)
+            try container.encode(name, forKey: .name)
+        }
+    }
+
+    /// A later record on this thread, read through what was kept: nothing may come back.
+    static func expectKeptReadsNothing() throws {
+        let peeker = try #require(try decode(KeptPeeker.self, KeptPeeker(name: "later")))
+        #expect(peeker.name == "later")
+        #expect(peeker.throughDecoder == nil)
+        #expect(peeker.throughContainer == nil)
+        #expect(try decode(Plain.self, Plain(name: "after", count: 4)) == Plain(name: "after", count: 4))
+        kept.decoder = nil
+        kept.container = nil
+    }
+
+    @Test("a decoder kept past its decode (its container not kept) reads nothing of a later record")
+    func keptDecoderOnly() throws {
+        #expect(try Self.decode(NameKeyPlain.self, NameKeyPlain(name: "warm"))?.name == "warm")
+        #expect(try Self.decode(DecoderKeeper.self, DecoderKeeper(name: "kept"))?.name == "kept")
+        try Self.expectKeptReadsNothing()
+    }
+
+    @Test("a container kept by a type whose init(from:) then throws reads nothing of a later record")
+    func keptByAThrowingType() throws {
+        #expect(try Self.decode(ThrowingKeeper.self, ThrowingKeeper(name: "refused")) == nil)
+        try Self.expectKeptReadsNothing()
+    }
+
+    @Test("a container lent while every kept place is held reads nothing of a later record")
+    func keptBeyondCapacity() throws {
+        #expect(try Self.decode(ManyKeys.self, ManyKeys(name: "many"))?.name == "many")
+        try Self.expectKeptReadsNothing()
+    }
+
+    /// Decodes a `ThrowingKeeper`-like record (one that keeps its container) inside its own `init(from:)`.
+    struct NestedKeeper: Record {
+        static let typeName = "test.nested-keeper"
+        var name: String
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            _ = try FieldsDecoderSessionTests.decode(Hoarder.self, Hoarder(name: "inner"))
+            FieldsDecoderSessionTests.kept.container = Hoarder.keptOnThisThread
+            name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: NameKey.self)
+            try container.encode(name, forKey: .name)
+        }
+    }
+
+    @Test("a container kept by a record decoded inside another's init(from:) reads nothing of a later record")
+    func keptInNestedDecode() throws {
+        #expect(try Self.decode(NestedKeeper.self, NestedKeeper(name: "outer"))?.name == "outer")
+        #expect(Self.kept.container != nil)
+        try Self.expectKeptReadsNothing()
+    }
+
+    /// A record read with ``NameKey``, as the peeker is, to warm the session's container.
+    struct NameKeyPlain: Record {
+        static let typeName = "test.name-key-plain"
+        var name: String
+        init(name: String) { self.name = name }
+        init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: NameKey.self)
+            try container.encode(name, forKey: .name)
+        }
+    }
+
     /// Decodes a second record inside its own `init(from:)`.
     struct Nester: Record {
         static let typeName = "test.nester"
