@@ -65,8 +65,13 @@ struct FieldsDecoderSessionTests {
     /// container the other is lent when the session is (wrongly) kept.
     enum NameKey: String, CodingKey { case name }
 
+    /// A test record whose one stored field is `name`, written under ``NameKey``.
+    protocol NamedByNameKey: Record {
+        var name: String { get }
+    }
+
     /// Keeps the container its `init(from:)` made; per thread, as the tests run at once.
-    struct Hoarder: Record {
+    struct Hoarder: NamedByNameKey {
         static let typeName = "test.hoarder"
         nonisolated(unsafe) static var kept: [ObjectIdentifier: KeyedDecodingContainer<NameKey>] = [:]
         static let lock = NSLock()
@@ -77,16 +82,12 @@ struct FieldsDecoderSessionTests {
             name = try container.decode(String.self, forKey: .name)
             Self.lock.withLock { Self.kept[Self.thread] = container }
         }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
-        }
         static var thread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
         static var keptOnThisThread: KeyedDecodingContainer<NameKey>? { lock.withLock { kept[thread] } }
     }
 
     /// Reads the field `name` through the container a `Hoarder` kept, while being decoded.
-    struct Peeker: Record {
+    struct Peeker: NamedByNameKey {
         static let typeName = "test.peeker"
         var name: String
         var peeked: String?
@@ -95,10 +96,6 @@ struct FieldsDecoderSessionTests {
             let container = try decoder.container(keyedBy: NameKey.self)
             name = try container.decode(String.self, forKey: .name)
             peeked = try? Hoarder.keptOnThisThread?.decode(String.self, forKey: .name)
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
         }
     }
 
@@ -142,7 +139,7 @@ struct FieldsDecoderSessionTests {
     static let kept = Kept()
 
     /// Keeps only its decoder; the container it reads with is its own business.
-    struct DecoderKeeper: Record {
+    struct DecoderKeeper: NamedByNameKey {
         static let typeName = "test.decoder-keeper"
         var name: String
         init(name: String) { self.name = name }
@@ -150,14 +147,10 @@ struct FieldsDecoderSessionTests {
             name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
             FieldsDecoderSessionTests.kept.decoder = decoder
         }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
-        }
     }
 
     /// Keeps its container, then throws.
-    struct ThrowingKeeper: Record {
+    struct ThrowingKeeper: NamedByNameKey {
         static let typeName = "test.throwing-keeper"
         struct Refused: Error {}
         var name: String
@@ -165,10 +158,6 @@ struct FieldsDecoderSessionTests {
         init(from decoder: any Decoder) throws {
             FieldsDecoderSessionTests.kept.container = try decoder.container(keyedBy: NameKey.self)
             throw Refused()
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
         }
     }
 
@@ -182,7 +171,7 @@ struct FieldsDecoderSessionTests {
     }
 
     /// Holds containers of more key types at once than a session keeps, and keeps one.
-    struct ManyKeys: Record {
+    struct ManyKeys: NamedByNameKey {
         static let typeName = "test.many-keys"
         var name: String
         init(name: String) { self.name = name }
@@ -199,14 +188,10 @@ struct FieldsDecoderSessionTests {
             FieldsDecoderSessionTests.kept.container = container
             withExtendedLifetime(held) {}
         }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
-        }
     }
 
     /// Reads the field `name` through what a type before it kept, while being decoded.
-    struct KeptPeeker: Record {
+    struct KeptPeeker: NamedByNameKey {
         static let typeName = "test.kept-peeker"
         var name: String
         var throughDecoder: String?
@@ -216,10 +201,6 @@ struct FieldsDecoderSessionTests {
             name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
             throughDecoder = try? FieldsDecoderSessionTests.kept.decoder?.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
             throughContainer = try? FieldsDecoderSessionTests.kept.container?.decode(String.self, forKey: .name)
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
         }
     }
 
@@ -254,7 +235,7 @@ struct FieldsDecoderSessionTests {
     }
 
     /// Decodes a `ThrowingKeeper`-like record (one that keeps its container) inside its own `init(from:)`.
-    struct NestedKeeper: Record {
+    struct NestedKeeper: NamedByNameKey {
         static let typeName = "test.nested-keeper"
         var name: String
         init(name: String) { self.name = name }
@@ -262,10 +243,6 @@ struct FieldsDecoderSessionTests {
             _ = try FieldsDecoderSessionTests.decode(Hoarder.self, Hoarder(name: "inner"))
             FieldsDecoderSessionTests.kept.container = Hoarder.keptOnThisThread
             name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
-        }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
         }
     }
 
@@ -277,21 +254,17 @@ struct FieldsDecoderSessionTests {
     }
 
     /// A record read with ``NameKey``, as the peeker is, to warm the session's container.
-    struct NameKeyPlain: Record {
+    struct NameKeyPlain: NamedByNameKey {
         static let typeName = "test.name-key-plain"
         var name: String
         init(name: String) { self.name = name }
         init(from decoder: any Decoder) throws {
             name = try decoder.container(keyedBy: NameKey.self).decode(String.self, forKey: .name)
         }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
-        }
     }
 
     /// Decodes a second record inside its own `init(from:)`.
-    struct Nester: Record {
+    struct Nester: NamedByNameKey {
         static let typeName = "test.nester"
         var name: String
         var inner: Plain?
@@ -301,10 +274,6 @@ struct FieldsDecoderSessionTests {
             let container = try decoder.container(keyedBy: NameKey.self)
             name = try container.decode(String.self, forKey: .name)
         }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: NameKey.self)
-            try container.encode(name, forKey: .name)
-        }
     }
 
     @Test("a record decoded inside another's init(from:) uses a session of its own")
@@ -313,5 +282,12 @@ struct FieldsDecoderSessionTests {
         let nester = try #require(try Self.decode(Nester.self, Nester(name: "outer")))
         #expect(nester.name == "outer")
         #expect(nester.inner == Plain(name: "inner", count: 9))
+    }
+}
+
+extension FieldsDecoderSessionTests.NamedByNameKey {
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FieldsDecoderSessionTests.NameKey.self)
+        try container.encode(name, forKey: .name)
     }
 }

@@ -106,10 +106,6 @@ struct FieldsDecoderTests {
 
     @Test("a string of invalid UTF-8 gives up, and the decode throws JSONDecoder's error; ASCII and other UTF-8 decode")
     func invalidUTF8String() throws {
-        struct Named: Record, Equatable {
-            static let typeName = "test.named"
-            var name: String
-        }
         let id = RecordID(replica: ReplicaID(1), counter: 1)
         for name in ["Ode", "naïve ✍️ 𝄞", ""] {
             let fields = try RecordFields.encode(Named(name: name))
@@ -121,6 +117,12 @@ struct FieldsDecoderTests {
     }
 
     /// A type whose `init(from:)` swallows errors with a default.
+    /// A record of one string field, `name`.
+    struct Named: Record, Equatable {
+        static let typeName = "test.named"
+        var name: String
+    }
+
     struct Lenient: Record, Equatable {
         static let typeName = "test.lenient"
         var ratio: Float
@@ -140,10 +142,6 @@ struct FieldsDecoderTests {
     /// control character or a non-ASCII byte is found at every place in and after a word.
     @Test("a character that needs JSONDecoder or UTF-8 validation is found at every place of a string")
     func specialCharacterAtEveryPlace() throws {
-        struct Named: Record, Equatable {
-            static let typeName = "test.named"
-            var name: String
-        }
         let id = RecordID(replica: ReplicaID(1), counter: 1)
         let specials = ["\\", "\n", "\u{01}", "\u{1F}", "\"", "é", "\u{7F}", " ", "[", "]", "\\\\", "✍️"]
         for length in 0...20 {
