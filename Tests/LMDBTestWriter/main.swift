@@ -7,6 +7,12 @@
 //       entry Key("fill", i) of FILL_BYTES bytes. A reader that ever sees counter ≠
 //       mirror has seen a torn snapshot. Prints "done" and exits 0.
 //
+//   lmdb-test-writer rewrite DIR COUNT BYTES
+//       Commits COUNT transactions that each put a new value of BYTES bytes under the
+//       key "large" (byte i of transaction i's value is i mod 256). Each commit frees the
+//       previous value's pages, which later commits reuse unless a reader pins them.
+//       Prints "done" and exits 0.
+//
 //   lmdb-test-writer exhaust-address-space DIR
 //       Caps this process's address space a little above what it uses, then writes until
 //       growing the map fails. Prints "write failed: CODE", then tries a read and prints
@@ -25,7 +31,7 @@ func fail(_ message: String) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let mode = arguments.first else { fail("usage: write DIR COUNT FILL_BYTES | hold-reader DIR") }
+guard let mode = arguments.first else { fail("usage: write DIR COUNT FILL_BYTES | rewrite DIR COUNT BYTES | hold-reader DIR") }
 
 do {
     switch (mode, arguments.count) {
@@ -42,6 +48,18 @@ do {
                 try tx.put(bytes, forKey: Key("counter"), in: data)
                 try tx.put(filler, forKey: Key("fill", UInt64(index)), in: data)
                 try tx.put(bytes, forKey: Key("mirror"), in: data)
+            }
+        }
+        print("done")
+    case ("rewrite", 4):
+        guard let count = Int(arguments[2]), let size = Int(arguments[3]) else { fail("bad numbers") }
+        var configuration = Environment.Configuration()
+        configuration.durability = .noSync
+        let environment = try Environment(path: arguments[1], configuration: configuration)
+        let data = try environment.openDatabase(named: "data")
+        for index in 0..<count {
+            try environment.write { tx in
+                try tx.put([UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size), forKey: Key("large"), in: data)
             }
         }
         print("done")
@@ -80,7 +98,7 @@ do {
             _ = FileHandle.standardInput.readDataToEndOfFile()
         }
     default:
-        fail("usage: write DIR COUNT FILL_BYTES | hold-reader DIR")
+        fail("usage: write DIR COUNT FILL_BYTES | rewrite DIR COUNT BYTES | hold-reader DIR")
     }
 } catch {
     fail("\(error)")

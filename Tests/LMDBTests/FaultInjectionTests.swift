@@ -113,8 +113,9 @@ struct FaultInjectionTests {
         let cursorError = lmdbError { _ = try env.read { tx in try tx.entries(in: db) } }
         #expect(cursorError?.code == .corrupted)
         #expect(cursorError?.description.contains("backup") == true)
-        // The reads above left a transaction to renew: its renew fails too, so the read
-        // falls back to a begin, whose failure surfaces.
+        // The reads above left a transaction, which a commit made stale: its renew fails
+        // too, so the read falls back to a begin, whose failure surfaces.
+        try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
         test.faults.fail(.renewTransaction, with: .ioError)
         test.faults.fail(.beginTransaction, with: .readersFull)
         let beginError = lmdbError { try env.read { _ in } }

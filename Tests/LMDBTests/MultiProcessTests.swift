@@ -55,6 +55,38 @@ struct MultiProcessTests {
         #expect(try env.read { tx in try tx.count(in: db) } == commits + 3)
     }
 
+    @Test("a read after another process committed sees the commit, though this one kept its transaction open")
+    func keptReaderSeesOtherProcessCommit() throws {
+        let test = try TestEnvironment()
+        let env = test.environment
+        let db = try env.openDatabase(named: "data")
+        let writerURL = try BuiltProducts.executable(named: "lmdb-test-writer")
+        try env.write { tx in try tx.put(bytes("mine"), forKey: Key("local"), in: db) }
+        // Reads in a row: the transaction is kept open, on the latest commit.
+        for _ in 0..<3 { #expect(try env.read { tx in try tx.value(forKey: Key("counter"), in: db) } == nil) }
+        let result = try runProcess(writerURL, ["write", test.path, "1", "100"])
+        #expect(result.status == 0)
+        #expect(try env.read { tx in try tx.value(forKey: Key("counter"), in: db) } == Key(UInt64(0)).bytes)
+        #expect(try env.read { tx in try tx.count(in: db) } == 4)
+    }
+
+    @Test("a transaction kept open after a read pins nothing once it idled: another process's commits reuse pages")
+    func keptReaderDoesNotPinAnotherProcessesCommits() throws {
+        let test = try TestEnvironment(mapSize: 64 << 20)
+        let env = test.environment
+        let db = try env.openDatabase(named: "data")
+        let writerURL = try BuiltProducts.executable(named: "lmdb-test-writer")
+        let size = 64 << 10  // 16 overflow pages a copy
+        try env.write { tx in try tx.put([UInt8](repeating: 7, count: size), forKey: Key("large"), in: db) }
+        #expect(try env.read { tx in try tx.value(forKey: Key("large"), in: db) }?.count == size)  // kept open
+        Thread.sleep(forTimeInterval: 0.5)  // well past `idleReaderLifetime`
+        let result = try runProcess(writerURL, ["rewrite", test.path, "200", "\(size)"])
+        #expect(result.status == 0, "\(result.standardError)")
+        // A pinned snapshot would keep every copy the other process freed: 200 × 16 pages.
+        #expect(try env.info().lastPageNumber < 150)  // about 61: a few copies in turn
+        #expect(try env.read { tx in try tx.value(forKey: Key("large"), in: db) }?.first == 199)
+    }
+
     @Test("opening while another process commits and grows the file never reports a truncated file")
     func openWhileAnotherProcessGrowsTheFile() throws {
         try withTemporaryDirectory { directory in

@@ -79,8 +79,8 @@ public final class RawLMDBBaseline {
     }
 
     /// As ``copyValue(for:)``, but renewing one kept read transaction (`mdb_txn_renew`,
-    /// then `mdb_txn_reset`) instead of beginning and aborting one: the cheapest point read
-    /// LMDB offers, as the layer's own reads do (see `IdleReaders`).
+    /// then `mdb_txn_reset`) instead of beginning and aborting one: what the layer's reads
+    /// do when something was committed since the last read (see `IdleReaders`).
     public func copyValueRenewing(for key: [UInt8]) throws -> [UInt8]? {
         var rc: Int32 = 0
         if let kept = keptReader {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLMDB
+import Dispatch
 import Synchronization
 
 /// An LMDB environment: one memory-mapped database file (`data.mdb`) and its lock file
@@ -54,6 +55,8 @@ public final class Environment: Sendable {
     private let handle: EnvironmentHandle
     let gate = TransactionGate()
     let idleReaders: IdleReaders
+    /// Whether a reset of the kept open readers is scheduled (``idleReaderLifetime``).
+    private let idleReaderResetScheduled = Atomic<Bool>(false)
     private let currentMapSize: Atomic<Int>
     private let closed = Atomic<Bool>(false)
     /// Handles opened so far, by name. Held only for dictionary access.
@@ -188,9 +191,11 @@ public final class Environment: Sendable {
     /// held by a noncopyable value. Writers, in this process or others, do not block it;
     /// while it is open this process cannot grow the map, so keep it short.
     ///
-    /// Ending it resets it and keeps its handle and reader slot (up to a few), so the
-    /// next read renews it instead of beginning anew: a point read then costs little more
-    /// than its `mdb_get`.
+    /// Ending it keeps it open, with its handle and reader slot (up to a few): the next
+    /// read uses it as it is while nothing was committed since, and renews it onto the
+    /// latest commit otherwise, instead of beginning anew. A point read then costs little
+    /// more than its `mdb_get`. A kept transaction is reset (it pins nothing) when this
+    /// process next writes, and ``idleReaderLifetime`` after it was kept.
     ///
     /// - Important: End it on the thread that began it, as with ``read(_:)``.
     /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
@@ -337,23 +342,56 @@ public final class Environment: Sendable {
         }
     }
 
-    /// Registers with the gate and begins a transaction — a reader by renewing one an
-    /// earlier read left (see ``IdleReaders``) when there is one. Returns `nil`
+    /// Registers with the gate and begins a transaction — a reader by taking one an
+    /// earlier read kept (see ``IdleReaders``) when there is one. Returns `nil`
     /// (registered with nothing) when another process had grown the map: the new size has
     /// been adopted and the caller begins again.
     @usableFromInline
     func beginTransaction(readOnly: Bool) throws -> OpaquePointer? {
         try gate.enter(writing: !readOnly, operation: .beginTransaction)
-        if readOnly, let renewed = idleReaders.renewed(calls: calls) { return renewed }
+        if readOnly, let kept = idleReaders.latest(in: handle.pointer, calls: calls) { return kept }
         var txn: OpaquePointer?
         let rc = calls.txnBegin(handle.pointer, readOnly: readOnly, &txn)
-        if rc == 0, let txn { return txn }
+        if rc == 0, let txn {
+            // Kept readers of this process must not pin the snapshot this write replaces.
+            if !readOnly { idleReaders.resetOpen(calls: calls) }
+            return txn
+        }
         gate.leave(writing: !readOnly)
         guard rc == MDB_MAP_RESIZED else {
             throw LMDBError(.init(rawValue: rc), operation: .beginTransaction, context: path)
         }
         try adoptMapGrownElsewhere()
         return nil
+    }
+
+    /// How long a read transaction kept open after its read may stay open
+    /// (``IdleReaders``): a commit by another process frees pages that an open snapshot
+    /// pins, and they can be reused once it is reset.
+    static let idleReaderLifetime = DispatchTimeInterval.milliseconds(10)
+
+    /// Ends the read transaction `handle` (whose gate registration the caller then
+    /// leaves): kept open for the next read, and a reset of kept readers scheduled
+    /// within ``idleReaderLifetime``.
+    @usableFromInline
+    func endRead(_ handle: OpaquePointer) {
+        guard idleReaders.end(handle, calls: calls),
+              !idleReaderResetScheduled.load(ordering: .relaxed),
+              !idleReaderResetScheduled.exchange(true, ordering: .acquiringAndReleasing)
+        else { return }
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.idleReaderLifetime) { [weak self] in
+            self?.resetIdleReaders()
+        }
+    }
+
+    /// Resets the kept open readers, registered with the gate like a reader so that
+    /// closing and map growth wait for it; after a close it does nothing.
+    private func resetIdleReaders() {
+        // Cleared first: a read that keeps a transaction after this reset schedules the next.
+        idleReaderResetScheduled.store(false, ordering: .releasing)
+        do { try gate.enter(writing: false, operation: .beginTransaction) } catch { return }
+        idleReaders.resetOpen(calls: calls)
+        gate.leave(writing: false)
     }
 
     // MARK: Map size
@@ -388,6 +426,7 @@ public final class Environment: Sendable {
     /// environment is closed for good and later calls throw
     /// ``LMDBError/Code/environmentFailed``. The file on disk is untouched.
     private func setMapSize(_ size: Int) throws(LMDBError) {
+        idleReaders.resetOpen(calls: calls)  // no kept transaction reads the old map
         let rc = calls.envSetMapSize(handle.pointer, size)
         guard rc == 0 else {
             gate.markFailed()

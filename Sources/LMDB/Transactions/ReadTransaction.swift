@@ -2,8 +2,7 @@
 ///
 /// Lent to the body of ``Environment/read(_:)``, or owned when begun with
 /// ``Environment/beginRead()``; either way it cannot be copied, and it ends when its
-/// owner lets it go (its handle is reset and kept for a later read to renew, see
-/// ``Environment/beginRead()``). All its methods come from ``ReadableTransaction``.
+/// owner lets it go (its handle is kept for a later read, see ``Environment/beginRead()``). All its methods come from ``ReadableTransaction``.
 public struct ReadTransaction: ~Copyable, ReadableTransaction {
     /// The underlying transaction; an implementation detail of the layer.
     public let _core: TransactionCore
@@ -20,9 +19,10 @@ public struct ReadTransaction: ~Copyable, ReadableTransaction {
     }
 
     deinit {
-        // Ended (reset or aborted) before the gate hears of it: once the gate counts no
-        // transaction, none is running, which closing and map growth rely on.
-        environment.idleReaders.end(_core.handle, calls: _core.calls)
+        // Ended (kept or aborted) before the gate hears of it: once the gate counts no
+        // transaction, none is running, which closing and map growth rely on (they reset
+        // or abort the kept ones, which nothing uses then).
+        environment.endRead(_core.handle)
         environment.gate.leave(writing: false)
     }
 }
