@@ -180,7 +180,7 @@ public final class Environment: Sendable {
     ///   ``LMDBError/Code/readersFull``), or what `body` throws.
     @inlinable
     public func read<R>(_ body: (borrowing ReadTransaction) throws -> R) throws -> R {
-        let transaction = try beginRead()
+        let transaction = try beginRead(owned: false)
         return try body(transaction)
     }
 
@@ -202,9 +202,15 @@ public final class Environment: Sendable {
     ///   ``LMDBError/Code/readersFull``, ``LMDBError/Code/environmentClosed``).
     @inlinable
     public func beginRead() throws -> ReadTransaction {
+        try beginRead(owned: true)
+    }
+
+    /// A read transaction; `owned` when it may outlive the caller's hold on `self`.
+    @inlinable
+    func beginRead(owned: Bool) throws -> ReadTransaction {
         while true {
             guard let txn = try beginTransaction(readOnly: true) else { continue }
-            return ReadTransaction(handle: txn, environment: self)
+            return ReadTransaction(handle: txn, environment: self, owned: owned)
         }
     }
 
@@ -370,15 +376,19 @@ public final class Environment: Sendable {
     /// pins, and they can be reused once it is reset.
     static let idleReaderLifetime = DispatchTimeInterval.milliseconds(10)
 
-    /// Ends the read transaction `handle` (whose gate registration the caller then
-    /// leaves): kept open for the next read, and a reset of kept readers scheduled
-    /// within ``idleReaderLifetime``.
-    @usableFromInline
+    /// Ends the read transaction `handle` — kept open for the next read, a reset of kept
+    /// readers scheduled within ``idleReaderLifetime`` — and then leaves the gate: once
+    /// the gate counts no transaction, none is running, which closing and map growth
+    /// rely on (they reset or abort the kept ones, which nothing uses then).
     func endRead(_ handle: OpaquePointer) {
-        guard idleReaders.end(handle, calls: calls),
-              !idleReaderResetScheduled.load(ordering: .relaxed),
-              !idleReaderResetScheduled.exchange(true, ordering: .acquiringAndReleasing)
-        else { return }
+        if idleReaders.end(handle, calls: calls) && !idleReaderResetScheduled.load(ordering: .relaxed) {
+            scheduleIdleReaderReset()
+        }
+        gate.leave(writing: false)
+    }
+
+    private func scheduleIdleReaderReset() {
+        guard !idleReaderResetScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.idleReaderLifetime) { [weak self] in
             self?.resetIdleReaders()
         }

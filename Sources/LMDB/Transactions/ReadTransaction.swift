@@ -2,27 +2,29 @@
 ///
 /// Lent to the body of ``Environment/read(_:)``, or owned when begun with
 /// ``Environment/beginRead()``; either way it cannot be copied, and it ends when its
-/// owner lets it go (its handle is kept for a later read, see ``Environment/beginRead()``). All its methods come from ``ReadableTransaction``.
+/// owner lets it go (its handle is kept for a later read, see ``Environment/beginRead()``).
+/// All its methods come from ``ReadableTransaction``.
 public struct ReadTransaction: ~Copyable, ReadableTransaction {
     /// The underlying transaction; an implementation detail of the layer.
     public let _core: TransactionCore
-    /// The environment it reads, kept alive while the transaction is: an environment let
-    /// go while an owned read is open would otherwise close LMDB under it. Its gate is
-    /// left, and its idle readers get the handle, when the transaction ends.
-    private let environment: Environment
+    /// The environment it reads. Not retained: a lent read (``Environment/read(_:)``)
+    /// ends inside a method of its environment, and an owned one holds ``owner``.
+    /// (`Unmanaged`: an `unowned(unsafe)` reference is still retained around each call.)
+    private let environment: Unmanaged<Environment>
+    /// The environment again, kept alive while an owned read (``Environment/beginRead()``)
+    /// is: an environment let go while it is open would otherwise close LMDB under it.
+    /// `nil` for a lent read, which spares each read a retain and a release.
+    private let owner: Environment?
 
     @usableFromInline
-    init(handle: OpaquePointer, environment: Environment) {
+    init(handle: OpaquePointer, environment: Environment, owned: Bool) {
         _core = TransactionCore(
             handle: handle, calls: environment.calls, writeState: nil, environment: environment.identity)
-        self.environment = environment
+        self.environment = Unmanaged.passUnretained(environment)
+        owner = owned ? environment : nil
     }
 
     deinit {
-        // Ended (kept or aborted) before the gate hears of it: once the gate counts no
-        // transaction, none is running, which closing and map growth rely on (they reset
-        // or abort the kept ones, which nothing uses then).
-        environment.endRead(_core.handle)
-        environment.gate.leave(writing: false)
+        environment._withUnsafeGuaranteedRef { $0.endRead(_core.handle) }
     }
 }

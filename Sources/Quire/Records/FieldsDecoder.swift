@@ -247,17 +247,24 @@ struct FieldsDecoder: Decoder {
         guard Session.containersAreOneReference else {
             return try decode(type, from: fields, in: Session(keepingContainers: false))
         }
-        let thread = threadSessions.value(orMake: ThreadSession.init)
-        let session = thread.take()
-        // Given back by `consume`, not from a `defer`: a copy still held here would make
-        // the session look shared (and an unoptimized build keeps such copies).
+        // The thread's sessions lent, not retained. Thrown through the untyped `rethrows`
+        // and cast back: only `GaveUp` is thrown inside.
         do {
-            let value = try decode(type, from: fields, in: session)
-            thread.giveBack(consume session)
-            return value
+            return try threadSessions.withValue(orMake: ThreadSession.init) { thread in
+                let session = thread.take()
+                // Given back by `consume`, not from a `defer`: a copy still held here would
+                // make the session look shared (and an unoptimized build keeps such copies).
+                do {
+                    let value = try decode(type, from: fields, in: session)
+                    thread.giveBack(consume session)
+                    return value
+                } catch {
+                    thread.giveBack(consume session)
+                    throw error
+                }
+            }
         } catch {
-            thread.giveBack(consume session)
-            throw error
+            throw error as! GaveUp
         }
     }
 

@@ -212,14 +212,16 @@ public final class Store: Sendable {
         // Read bodies take no lock of the store: the thread's own snapshot of the store,
         // open while a body of this thread reads it, is how a call from inside one is
         // told apart, and how ``version`` and ``storeID`` find the snapshot the body reads.
-        let snapshot = ThreadReads.current.snapshot(of: self)
-        guard !snapshot.isOpen else { throw StoreError.nestedTransaction(call) }
-        do {
-            return try environment.read { transaction in
-                try snapshot.reading(transaction) { try body(snapshot) }
+        // Not retained: the thread's list holds the snapshot while it is open.
+        return try ThreadReads.currentSnapshot(of: self)._withUnsafeGuaranteedRef { snapshot in
+            guard !snapshot.isOpen else { throw StoreError.nestedTransaction(call) }
+            do {
+                return try environment.read { transaction in
+                    try snapshot.reading(transaction) { try body(snapshot) }
+                }
+            } catch let error as LMDBError where error.code == .environmentClosed {
+                throw StoreError.closed
             }
-        } catch let error as LMDBError where error.code == .environmentClosed {
-            throw StoreError.closed
         }
     }
 

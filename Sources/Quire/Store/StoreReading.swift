@@ -30,6 +30,15 @@ public struct StoreContents: ~Copyable {
     let view: any StoreView
 }
 
+extension StoreContents {
+    /// ``StoreView/withRecordValues(_:of:_:)`` of the view, which stays lent meanwhile.
+    func withRecordValues(
+        _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
+    ) throws(StoreError) -> Bool {
+        try view.withRecordValues(id, of: type, body)
+    }
+}
+
 extension StoreReading where Self: ~Copyable {
     /// The view behind ``StoreReading/_contents``, for the store's own code.
     var _view: any StoreView { _contents.view }
@@ -77,7 +86,8 @@ extension StoreReading where Self: ~Copyable {
     func _withRecordValues(
         _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
     ) throws(StoreError) {
-        _ = try _view.withRecordValues(id, of: type, body)
+        // Called on the lent contents: `_view` would copy the view out (a retain and a release).
+        _ = try _contents.withRecordValues(id, of: type, body)
     }
 
     /// The record `id` decoded as `type`.

@@ -19,8 +19,10 @@ import QuireCore
 final class StoreSnapshot: StoreView {
     var layout: StoreLayout { store.layout }
     var replica: ReplicaID { store.replica }
-    /// The store's: unowned, as the store is (it owns them for good).
-    unowned(unsafe) let declarations: TextDeclarations
+    /// The store's: unowned, as the store is (it owns them for good). `Unmanaged`, for
+    /// a point read learns its type's texts without retaining them.
+    private let unownedDeclarations: Unmanaged<TextDeclarations>
+    var declarations: TextDeclarations { unownedDeclarations.takeUnretainedValue() }
     /// The LMDB transaction whose commit the snapshot sees.
     private(set) var transactionID = 0
     /// The first error a read that cannot throw met; ``Store/read(_:)`` throws it.
@@ -59,7 +61,7 @@ final class StoreSnapshot: StoreView {
     /// A closed snapshot of `store`, for the calling thread's reads of it.
     init(store: Store) {
         self.store = store
-        declarations = store.lockedState.declarations
+        unownedDeclarations = .passUnretained(store.lockedState.declarations)
     }
 
     /// Runs `body` with the snapshot open on `transaction`, then closes it: forgets the
@@ -153,7 +155,7 @@ final class StoreSnapshot: StoreView {
     func withRecordValues(
         _ id: RecordID, of type: any Record.Type, _ body: (FieldValues) throws(StoreError) -> Void
     ) throws(StoreError) -> Bool {
-        declarations.learn(type)
+        unownedDeclarations._withUnsafeGuaranteedRef { $0.learn(type) }
         let expected = type.typeName
         var failure: StoreError?  // the type check's or body's, thrown once LMDB's bytes are given back
         let found = noting(false) {

@@ -32,6 +32,12 @@ final class ThreadReads {
     /// The calling thread's list, made on the thread's first read.
     static var current: ThreadReads { lists.value(orMake: ThreadReads.init) }
 
+    /// This thread's snapshot of `store` (see ``snapshot(of:)``), found without retaining
+    /// the thread's list: what every ``Store/read(_:)`` asks first.
+    static func currentSnapshot(of store: Store) -> Unmanaged<StoreSnapshot> {
+        lists.withValue(orMake: ThreadReads.init) { $0.snapshot(of: store) }
+    }
+
     private static let lists = ThreadLocal<ThreadReads>()
 
     /// The snapshot of `store`'s read body on this thread, if it runs one.
@@ -41,8 +47,12 @@ final class ThreadReads {
     }
 
     /// This thread's snapshot of `store`, open or closed; made (and kept) if it has none.
-    func snapshot(of store: Store) -> StoreSnapshot {
-        if let existing = existingSnapshot(of: store) { return existing }
+    /// Unretained: this list keeps it while it is open (only closed ones are let go), and
+    /// a read retaining it cost two atomic operations.
+    func snapshot(of store: Store) -> Unmanaged<StoreSnapshot> {
+        let serial = store.serial
+        if let first, first.serial == serial { return Unmanaged.passUnretained(first.snapshot) }
+        if let existing = existingSnapshot(of: store) { return Unmanaged.passUnretained(existing) }
         let made = StoreSnapshot(store: store)
         // The newest in the plain field: the store read before is likely closed now.
         if let previous = first {
@@ -52,7 +62,7 @@ final class ThreadReads {
             others.append(previous)
         }
         first = Entry(serial: store.serial, snapshot: made)
-        return made
+        return Unmanaged.passUnretained(made)
     }
 
     private func existingSnapshot(of store: Store) -> StoreSnapshot? {
