@@ -1,5 +1,6 @@
 import Dispatch
 @_spi(Testing) import LMDB
+import QuireTestSupport
 import Synchronization
 import Testing
 
@@ -21,9 +22,9 @@ struct IdleReaderTests {
         #expect(test.faults.count(of: .renewTransaction) == 49)
     }
 
-    @Test("reads with no commit between them use the kept transaction as it is")
+    @Test("reads with no commit between them use the kept transaction as it is; the next commit is seen")
     func keptReaderReusedWhileCurrent() throws {
-        let test = try TestEnvironment()
+        let test = try TestEnvironment(idleReaderLifetime: .seconds(3_600))
         let env = test.environment
         let db = try env.openDatabase(named: "d")
         try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
@@ -33,18 +34,74 @@ struct IdleReaderTests {
         for _ in 0..<50 {
             #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "v")
         }
-        // Renewing or beginning each would make 50. A few may happen: the kept one is
-        // reset `idleReaderLifetime` after a read (sooner or later on a loaded machine).
-        let started = test.faults.count(of: .renewTransaction) - renews + test.faults.count(of: .beginTransaction) - begins
-        #expect(started < 25)
-        // The next commit is seen at once.
+        #expect(test.faults.count(of: .renewTransaction) == renews)
+        #expect(test.faults.count(of: .beginTransaction) == begins)
+        // The next commit is seen at once, by a renew.
         try env.write { tx in try tx.put(bytes("w"), forKey: bytes("k"), in: db) }
         #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "w")
+        #expect(test.faults.count(of: .renewTransaction) == renews + 1)
+    }
+
+    @Test("a read that failed leaves no transaction open for the next: it is renewed")
+    func failedReadIsNotReusedAsItIs() throws {
+        let test = try TestEnvironment(idleReaderLifetime: .seconds(3_600))
+        let env = test.environment
+        let db = try env.openDatabase(named: "d")
+        try env.write { tx in try tx.put(bytes("v"), forKey: bytes("k"), in: db) }
+        _ = try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }
+        test.faults.fail(.get, with: .corrupted)
+        #expect(lmdbError { _ = try env.read { tx in try tx.value(forKey: bytes("k"), in: db) } }?.code == .corrupted)
+        let renews = test.faults.count(of: .renewTransaction)
+        #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "v")
+        #expect(test.faults.count(of: .renewTransaction) == renews + 1)
+    }
+
+    @Test("databases opened while transactions are kept open are read through their own handles")
+    func databasesOpenedWhileReadersAreKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.appending("env")
+        do {
+            let env = try Environment(path: path)
+            for name in ["a", "b", "c"] {
+                let db = try env.openDatabase(named: name)
+                try env.write { tx in try tx.put(bytes(name), forKey: bytes("k"), in: db) }
+            }
+            try env.close()
+        }
+        var configuration = Environment.Configuration()
+        configuration.idleReaderLifetime = .seconds(3_600)
+        let env = try Environment(path: path, configuration: configuration)
+        defer { try? env.close() }
+        let a = try env.openDatabase(named: "a", options: [])
+        // Two transactions kept open, each knowing only the databases open so far.
+        try env.read { _ in try env.read { _ in } }
+        let b = try env.openDatabase(named: "b", options: [])
+        #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: b) }) == "b")
+        try env.read { _ in try env.read { _ in } }
+        let c = try env.openDatabase(named: "c", options: [])
+        for (db, name) in [(a, "a"), (b, "b"), (c, "c")] {
+            #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == name)
+        }
+    }
+
+    @Test("an environment let go while a reset of its kept readers is due opens again at once")
+    func reopenWhileResetIsDue() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = Environment.Configuration()
+        configuration.idleReaderLifetime = .zero  // the reset runs as the environment goes
+        for round in 0..<30 {
+            let env = try Environment(path: directory.appending("env"), configuration: configuration)
+            let db = try env.openDatabase(named: "d")
+            try env.write { tx in try tx.put(bytes("\(round)"), forKey: bytes("k"), in: db) }
+            #expect(text(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }) == "\(round)")
+        }  // let go without close: the next round opens the same files
     }
 
     @Test("a kept transaction pins no snapshot: later writes reuse the pages freed")
     func keptReaderPinsNothing() throws {
-        let test = try TestEnvironment(mapSize: 64 << 20)
+        let test = try TestEnvironment(mapSize: 64 << 20, idleReaderLifetime: .seconds(3_600))
         let env = test.environment
         let db = try env.openDatabase(named: "d")
         let large = [UInt8](repeating: 7, count: 64 << 10)  // 16 overflow pages a copy
@@ -53,8 +110,8 @@ struct IdleReaderTests {
         for round in 0..<200 {
             try env.write { tx in try tx.put([UInt8](repeating: UInt8(round), count: 64 << 10), forKey: bytes("k"), in: db) }
         }
-        // A pinned snapshot would keep every old copy: 200 × 16 pages. Were the pin ended
-        // only by the kept reader's lifetime, not by this process's next write, about 320.
+        // A pinned snapshot would keep every old copy: 200 × 16 pages. Only this process's
+        // next write resets the kept reader here (its lifetime is an hour).
         #expect(try env.info().lastPageNumber < 150)  // about 61: a few copies in turn
         #expect(try env.read { tx in try tx.value(forKey: bytes("k"), in: db) }?.first == 199)
     }

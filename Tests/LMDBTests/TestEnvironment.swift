@@ -9,7 +9,12 @@ final class TestEnvironment: Sendable {
 
     var path: String { directory.appending("env") }
 
-    init(mapSize: Int = 1 << 20, maximumMapSize: Int? = nil, durability: Environment.Durability = .full) throws {
+    /// A long `idleReaderLifetime` leaves kept read transactions open until something
+    /// else resets them (a write of this process, a read's check of the latest commit).
+    init(
+        mapSize: Int = 1 << 20, maximumMapSize: Int? = nil, durability: Environment.Durability = .full,
+        idleReaderLifetime: Duration = .milliseconds(10)
+    ) throws {
         directory = try TemporaryDirectory()
         faults = FaultInjector()
         var configuration = Environment.Configuration()
@@ -17,6 +22,7 @@ final class TestEnvironment: Sendable {
         configuration.maximumMapSize = maximumMapSize
         configuration.durability = durability
         configuration.faultInjector = faults
+        configuration.idleReaderLifetime = idleReaderLifetime
         environment = try Environment(path: directory.appending("env"), configuration: configuration)
     }
 

@@ -61,6 +61,11 @@ extension Environment {
         /// Injects failures into `mdb_*` calls; for tests only.
         @_spi(Testing) public var faultInjector: FaultInjector? = nil
 
+        /// How long after a read a kept open read transaction is reset (see
+        /// `IdleReaders`); longer for tests only, which then see what a reset by this
+        /// process's writes, or a read's check of the latest commit, does alone.
+        @_spi(Testing) public var idleReaderLifetime: Duration = .milliseconds(10)
+
         /// Creates the default configuration.
         public init() {}
     }

@@ -55,8 +55,6 @@ public final class Environment: Sendable {
     private let handle: EnvironmentHandle
     let gate = TransactionGate()
     let idleReaders: IdleReaders
-    /// Whether a reset of the kept open readers is scheduled (``idleReaderLifetime``).
-    private let idleReaderResetScheduled = Atomic<Bool>(false)
     private let currentMapSize: Atomic<Int>
     private let closed = Atomic<Bool>(false)
     /// Handles opened so far, by name. Held only for dictionary access.
@@ -113,8 +111,10 @@ public final class Environment: Sendable {
 
     deinit {
         // No transaction can be open: each runs inside a method of `self`, and an owned
-        // read (``beginRead()``) keeps `self` alive until it ends.
-        closeHandle()
+        // read (``beginRead()``) keeps `self` alive until it ends. A pending reset of
+        // kept readers holds the gate, not `self`: closing waits for it like for a reader.
+        _ = try? gate.exclusively(operation: .close, closing: true) { () throws(LMDBError) in closeHandle() }
+        closeHandle()  // does nothing when closed above
     }
 
     /// Closes the environment, waiting for transactions open on other threads to end.
@@ -195,7 +195,8 @@ public final class Environment: Sendable {
     /// read uses it as it is while nothing was committed since, and renews it onto the
     /// latest commit otherwise, instead of beginning anew. A point read then costs little
     /// more than its `mdb_get`. A kept transaction is reset (it pins nothing) when this
-    /// process next writes, and ``idleReaderLifetime`` after it was kept.
+    /// process next writes, and shortly after a read kept it (10 ms, the default
+    /// `idleReaderLifetime`).
     ///
     /// - Important: End it on the thread that began it, as with ``read(_:)``.
     /// - Throws: ``LMDBError`` if the transaction cannot begin (e.g.
@@ -206,11 +207,14 @@ public final class Environment: Sendable {
     }
 
     /// A read transaction; `owned` when it may outlive the caller's hold on `self`.
-    @inlinable
+    @usableFromInline
     func beginRead(owned: Bool) throws -> ReadTransaction {
         while true {
+            // Noted before a kept transaction is taken: a count that moves after is seen
+            // when it ends.
+            let invalidations = IdleReaders.invalidations
             guard let txn = try beginTransaction(readOnly: true) else { continue }
-            return ReadTransaction(handle: txn, environment: self, owned: owned)
+            return ReadTransaction(handle: txn, environment: self, owned: owned, invalidationsAtBegin: invalidations)
         }
     }
 
@@ -333,9 +337,14 @@ public final class Environment: Sendable {
 
     /// A read-only transaction that is committed rather than aborted, which keeps the
     /// database handles it opened.
+    ///
+    /// A new transaction, not a kept one, and afterwards every kept open one is reset:
+    /// each knows only the databases open when it began or was renewed, and LMDB would
+    /// refuse the new handle in it — or, opening another database in it, reuse the new
+    /// handle's slot for that one (see ``IdleReaders/invalidations``).
     private func readCommitting<R>(_ body: (OpaquePointer) throws -> R) throws -> R {
         while true {
-            guard let txn = try beginTransaction(readOnly: true) else { continue }
+            guard let txn = try beginTransaction(readOnly: true, reusingKept: false) else { continue }
             defer { gate.leave(writing: false) }
             let value: R
             do { value = try body(txn) } catch {
@@ -344,6 +353,8 @@ public final class Environment: Sendable {
             }
             let rc = calls.txnCommit(txn)
             guard rc == 0 else { throw LMDBError(.init(rawValue: rc), operation: .commit, context: path) }
+            IdleReaders.invalidateOpen()
+            idleReaders.resetOpen(calls: calls)
             return value
         }
     }
@@ -353,9 +364,9 @@ public final class Environment: Sendable {
     /// (registered with nothing) when another process had grown the map: the new size has
     /// been adopted and the caller begins again.
     @usableFromInline
-    func beginTransaction(readOnly: Bool) throws -> OpaquePointer? {
+    func beginTransaction(readOnly: Bool, reusingKept: Bool = true) throws -> OpaquePointer? {
         try gate.enter(writing: !readOnly, operation: .beginTransaction)
-        if readOnly, let kept = idleReaders.latest(in: handle.pointer, calls: calls) { return kept }
+        if readOnly && reusingKept, let kept = idleReaders.latest(in: handle.pointer, calls: calls) { return kept }
         var txn: OpaquePointer?
         let rc = calls.txnBegin(handle.pointer, readOnly: readOnly, &txn)
         if rc == 0, let txn {
@@ -371,37 +382,36 @@ public final class Environment: Sendable {
         return nil
     }
 
-    /// How long a read transaction kept open after its read may stay open
-    /// (``IdleReaders``): a commit by another process frees pages that an open snapshot
-    /// pins, and they can be reused once it is reset.
-    static let idleReaderLifetime = DispatchTimeInterval.milliseconds(10)
-
-    /// Ends the read transaction `handle` — kept open for the next read, a reset of kept
-    /// readers scheduled within ``idleReaderLifetime`` — and then leaves the gate: once
-    /// the gate counts no transaction, none is running, which closing and map growth
-    /// rely on (they reset or abort the kept ones, which nothing uses then).
-    func endRead(_ handle: OpaquePointer) {
-        if idleReaders.end(handle, calls: calls) && !idleReaderResetScheduled.load(ordering: .relaxed) {
-            scheduleIdleReaderReset()
+    /// Ends the read transaction `handle`, which began when ``IdleReaders/invalidations``
+    /// was `invalidationsAtBegin` — kept open for the next read, a reset of kept readers
+    /// scheduled within ``Configuration/idleReaderLifetime`` — and then leaves the gate:
+    /// once the gate counts no transaction, none is running, which closing and map
+    /// growth rely on (they reset or abort the kept ones, which nothing uses then).
+    func endRead(_ handle: OpaquePointer, invalidationsAtBegin: Int) {
+        if idleReaders.end(handle, calls: calls) {
+            // Kept, then checked: a transaction that failed, or a database opened since it
+            // began, is reset here, or by the one that counted it after this was kept.
+            if IdleReaders.invalidations != invalidationsAtBegin { idleReaders.resetOpen(calls: calls) }
+            if !idleReaders.resetScheduled.load(ordering: .sequentiallyConsistent) { scheduleIdleReaderReset() }
         }
         gate.leave(writing: false)
     }
 
+    /// Schedules a reset of the kept open readers, ``Configuration/idleReaderLifetime``
+    /// from now, unless one is pending. The task holds the gate and the kept readers, not
+    /// the environment: it never delays the environment's deinitialization, which waits
+    /// for a running reset through the gate as closing does; after a close it does nothing.
     private func scheduleIdleReaderReset() {
-        guard !idleReaderResetScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.idleReaderLifetime) { [weak self] in
-            self?.resetIdleReaders()
+        guard !idleReaders.resetScheduled.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let (seconds, attoseconds) = configuration.idleReaderLifetime.components
+        let delay = Int(min(max(seconds, 0), 86_400)) * 1_000_000_000 + Int(max(attoseconds, 0) / 1_000_000_000)
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(delay)) { [gate, idleReaders, calls] in
+            // Cleared first: a read that keeps a transaction after this reset schedules the next.
+            idleReaders.resetScheduled.store(false, ordering: .sequentiallyConsistent)
+            do { try gate.enter(writing: false, operation: .beginTransaction) } catch { return }
+            idleReaders.resetOpen(calls: calls)
+            gate.leave(writing: false)
         }
-    }
-
-    /// Resets the kept open readers, registered with the gate like a reader so that
-    /// closing and map growth wait for it; after a close it does nothing.
-    private func resetIdleReaders() {
-        // Cleared first: a read that keeps a transaction after this reset schedules the next.
-        idleReaderResetScheduled.store(false, ordering: .releasing)
-        do { try gate.enter(writing: false, operation: .beginTransaction) } catch { return }
-        idleReaders.resetOpen(calls: calls)
-        gate.leave(writing: false)
     }
 
     // MARK: Map size

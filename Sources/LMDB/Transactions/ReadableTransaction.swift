@@ -47,6 +47,9 @@ func transactionError(
     _ rc: Int32, _ operation: LMDBError.Operation, _ database: Database, _ writeState: WriteState?
 ) -> LMDBError {
     if rc == MDB_MAP_FULL { writeState?.mapFull = true }
+    // A failed read may leave LMDB's transaction refusing every later call (a damaged
+    // page): it must not be kept open for another read.
+    if writeState == nil && rc != MDB_NOTFOUND { IdleReaders.invalidateOpen() }
     return LMDBError(.init(rawValue: rc), operation: operation, context: "database \"\(database.name)\"")
 }
 
